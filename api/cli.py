@@ -1,0 +1,63 @@
+"""The ``cartographers`` command line.
+
+Each sub-command lives in its own module under ``api/commands/`` and exposes
+``add_parser(subparsers)``; this file only discovers them and turns every expected failure into
+one line on standard error and a non-zero exit status.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import pkgutil
+import sys
+
+import api.commands
+
+
+class CliError(Exception):
+    """A failure the user can fix: printed as one line, exit status ``code``."""
+
+    def __init__(self, message: str, code: int = 2):
+        super().__init__(message)
+        self.code = code
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="cartographers",
+        description="Read, score and check Cartographers map sheets.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for info in sorted(pkgutil.iter_modules(api.commands.__path__), key=lambda m: m.name):
+        module = importlib.import_module(f"api.commands.{info.name}")
+        if hasattr(module, "add_parser"):
+            module.add_parser(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.run(args) or 0)
+    except CliError as e:
+        print(f"cartographers {args.command}: {e}", file=sys.stderr)
+        return e.code
+    except (ValueError, OSError) as e:  # SheetError, CardError and unreadable files included
+        print(f"cartographers {args.command}: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"cartographers {args.command}: interrupted", file=sys.stderr)
+        return 130
+    except Exception as e:  # a bug: still one line, the traceback on request
+        if os.environ.get("CARTOGRAPHERS_DEBUG"):
+            raise
+        print(f"cartographers {args.command}: internal error: {type(e).__name__}: {e} "
+              "(set CARTOGRAPHERS_DEBUG=1 for the traceback)", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

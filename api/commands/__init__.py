@@ -1,0 +1,1 @@
+"""One module per ``cartographers`` sub-command; each defines ``add_parser(subparsers)``."""

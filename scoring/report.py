@@ -1,0 +1,51 @@
+"""The score report of ``interfaces.md``: what ``score-map``, ``score`` and ``/v1/score-map`` return."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from scoring.board import Board
+from scoring.cards import CARDS, score_card
+from scoring.seasons import SEASONS, check_setup, get_season, monster_penalty_cells, score_season
+from scoring.sheet import Sheet
+
+
+def parse_cards(text: str) -> list[str] | str:
+    """``"a,b,c,d"`` → the four slugs (checked); ``"all"`` → ``"all"``."""
+    if text.strip() == "all":
+        return "all"
+    slugs = [s.strip() for s in text.split(",") if s.strip()]
+    check_setup(slugs)
+    return slugs
+
+
+def score_report(sheet: Sheet, cards: Sequence[str] | str, season: str | None = None) -> dict:
+    """Score a sheet for four edict cards (A, B, C, D) or for ``"all"`` sixteen cards.
+
+    With four cards: ``seasons`` holds the named season, or all four seasons scored on this same
+    sheet when no season is named (a quick look at a finished map); ``total`` is their sum.
+    """
+    board = Board(sheet)
+    monster_cells = monster_penalty_cells(board)
+    out: dict = {"side": sheet.side, "coins": sheet.coins, "monster_penalty": len(monster_cells),
+                 "monster_cells": [list(c) for c in monster_cells], "warnings": list(sheet.warnings)}
+    if cards == "all":
+        if season is not None:
+            raise ValueError("--season needs the four edict cards, not 'all'")
+        results = {slug: score_card(slug, board) for slug in CARDS}
+        out["cards"] = {slug: r.stars for slug, r in results.items()}
+        out["evidence"] = {slug: [e.to_json() for e in r.evidence] for slug, r in results.items()}
+        return out
+    out["warnings"] += check_setup(cards)
+    names = [get_season(season).name] if season else [s.name for s in SEASONS]
+    seasons = [score_season(sheet, cards, name) for name in names]
+    results = {slug: score_card(slug, board) for slug in cards}
+    out["cards"] = {slug: r.stars for slug, r in results.items()}
+    out["evidence"] = {slug: [e.to_json() for e in r.evidence] for slug, r in results.items()}
+    out["edicts"] = dict(zip("ABCD", cards))
+    out["seasons"] = [s.to_json() for s in seasons]
+    for s in out["seasons"]:  # evidence is given once per card, above
+        for e in s["edicts"]:
+            e.pop("evidence")
+    out["total"] = sum(s.total for s in seasons)
+    return out
