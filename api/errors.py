@@ -1,0 +1,125 @@
+"""Every error the HTTP service can answer, as data: a stable ``code``, its HTTP status and what it
+means. Responses carry ``{"code": ..., "message": ...}`` (plus ``field`` when one input field is
+at fault); the OpenAPI document lists, per route, exactly the codes that route can return.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fastapi import Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+
+@dataclass(frozen=True)
+class ErrorKind:
+    status: int
+    meaning: str
+
+
+#: code → status and meaning. Codes are part of the public contract: add, never rename.
+ERRORS: dict[str, ErrorKind] = {
+    "bad-json": ErrorKind(400, "the request body is not valid JSON"),
+    "empty-file": ErrorKind(400, "the uploaded photo has no bytes"),
+    "not-found": ErrorKind(404, "no such route"),
+    "method-not-allowed": ErrorKind(405, "the route exists but not for this HTTP method"),
+    "too-large": ErrorKind(413, "the request body is over the service's upload limit"),
+    "too-many-pixels": ErrorKind(413, "the photo has more pixels than the service accepts"),
+    "not-an-image": ErrorKind(415, "the upload is not a JPEG, PNG, WebP, BMP or TIFF image"),
+    "heic-unsupported": ErrorKind(415, "HEIC/HEIF photos cannot be decoded here; send a JPEG"),
+    "invalid-request": ErrorKind(422, "a field is missing or has the wrong type"),
+    "bad-sheet": ErrorKind(422, "the sheet JSON is not a possible sheet (field names the place)"),
+    "bad-cards": ErrorKind(422, "unknown, repeated or too few scoring cards"),
+    "bad-season": ErrorKind(422, "the season is not spring, summer, fall or winter"),
+    "bad-log": ErrorKind(422, "the card log JSON is malformed (message names the field)"),
+    "no-grid": ErrorKind(422, "no map grid could be found in the photo"),
+    "wrong-side": ErrorKind(422, "the photo does not show the requested sheet side"),
+    "unreadable-photo": ErrorKind(422, "the photo was decoded but the sheet could not be read"),
+    "internal-error": ErrorKind(500, "a bug in the service; the message says which"),
+    "reader-unavailable": ErrorKind(503, "the photo reader is not installed in this build"),
+    "validator-unavailable": ErrorKind(503, "the legality validator is not installed in this build"),
+    "timeout": ErrorKind(504, "the work took longer than the service's time limit"),
+}
+
+
+class ErrorBody(BaseModel):
+    """The body of every error response."""
+
+    code: str = Field(description="stable machine-readable error code (see docs/service.md)")
+    message: str = Field(description="what went wrong, for a person")
+    field: str | None = Field(None, description="the input field at fault, when there is one")
+
+
+class ApiError(Exception):
+    """An error answer: ``code`` from :data:`ERRORS` fixes the HTTP status."""
+
+    def __init__(self, code: str, message: str, field: str | None = None):
+        if code not in ERRORS:
+            raise KeyError(f"undocumented error code {code!r}")
+        super().__init__(message)
+        self.code, self.message, self.field = code, message, field
+
+    @property
+    def status(self) -> int:
+        return ERRORS[self.code].status
+
+
+def error_response(code: str, message: str, field: str | None = None) -> JSONResponse:
+    """The JSON response for one error."""
+    body = ErrorBody(code=code, message=message, field=field).model_dump(exclude_none=True)
+    return JSONResponse(body, status_code=ERRORS[code].status)
+
+
+def error_responses(*codes: str) -> dict[int | str, dict]:
+    """The OpenAPI ``responses`` entry for a route that can answer with these error codes."""
+    by_status: dict[int, list[str]] = {}
+    for code in ("internal-error", "timeout", *codes):
+        by_status.setdefault(ERRORS[code].status, []).append(code)
+    return {
+        status: {"model": ErrorBody,
+                 "description": "; ".join(f"`{c}`: {ERRORS[c].meaning}" for c in sorted(set(cs)))}
+        for status, cs in sorted(by_status.items())
+    }
+
+
+def _validation_message(exc: RequestValidationError) -> tuple[str, str | None]:
+    """One line naming the first bad field of a request FastAPI could not parse."""
+    first = exc.errors()[0] if exc.errors() else {}
+    loc = [str(p) for p in first.get("loc", ()) if p not in ("body", "query", "path")]
+    where = ".".join(loc) or None
+    msg = first.get("msg", "invalid request")
+    return (f"{where}: {msg}" if where else msg), where
+
+
+async def on_api_error(_: Request, exc: ApiError) -> JSONResponse:
+    return error_response(exc.code, exc.message, exc.field)
+
+
+async def on_validation_error(_: Request, exc: RequestValidationError) -> JSONResponse:
+    first = exc.errors()[0] if exc.errors() else {}
+    if first.get("type") == "json_invalid":
+        return error_response("bad-json", f"the request body is not valid JSON: {first.get('msg', '')}".rstrip(": "))
+    message, where = _validation_message(exc)
+    return error_response("invalid-request", message, where)
+
+
+async def on_http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+    code = {404: "not-found", 405: "method-not-allowed", 413: "too-large"}.get(exc.status_code, "invalid-request")
+    where = f"{request.method} {request.url.path}"
+    message = {404: f"no such route: {where}", 405: f"{where} is not allowed"}.get(exc.status_code, str(exc.detail))
+    return error_response(code, message)
+
+
+async def on_unexpected(_: Request, exc: Exception) -> JSONResponse:
+    return error_response("internal-error", f"{type(exc).__name__}: {exc}")
+
+
+def install_handlers(app) -> None:
+    """Make every failure answer with the JSON error body."""
+    app.add_exception_handler(ApiError, on_api_error)
+    app.add_exception_handler(RequestValidationError, on_validation_error)
+    app.add_exception_handler(StarletteHTTPException, on_http_error)
+    app.add_exception_handler(Exception, on_unexpected)

@@ -1,0 +1,168 @@
+"""Pydantic models of every request and response body of the HTTP service (the OpenAPI schemas).
+
+Structure is checked here; meaning (terrain names, the side's printed layout, card slugs) is
+checked by ``scoring`` so the messages name the cell or card at fault. Response models allow
+extra fields: ``interfaces.md`` lets the JSON grow, and a client must ignore what it does not know.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Pair = list[int]  # [row, col], 0-based; row 0 is printed row A, col 0 is printed column 1
+
+
+class Open(BaseModel):
+    """A response object that may carry more fields than documented."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+# ---- requests ---------------------------------------------------------------------------------
+class SheetJson(BaseModel):
+    """One filled-in map sheet (interfaces.md): 11 rows of 11 terrain names, and the filled coins."""
+
+    model_config = ConfigDict(extra="allow", json_schema_extra={"example": {
+        "side": "A", "coins": 0,
+        "cells": [["empty"] * 3 + ["mountain" if r == 1 else "empty"] + ["empty"] * 7 for r in range(11)],
+    }})
+
+    side: str = Field(description="'A' or 'B'")
+    cells: list[list[str]] = Field(description="cells[row][col]: empty, forest, village, farm, water, "
+                                               "monster, mountain or wasteland")
+    coins: int = Field(0, description="filled coins on the coin track")
+
+
+CardsField = Field(
+    description="the four scoring cards under edicts A, B, C, D (a list of slugs or one "
+                "comma-separated string), or 'all' for all sixteen (then no seasons)",
+    examples=[["sentinel-wood", "canal-lake", "wildholds", "borderlands"]],
+)
+
+
+class ScoreMapRequest(BaseModel):
+    sheet: SheetJson
+    cards: list[str] | str = CardsField
+    season: str | None = Field(None, description="spring, summer, fall or winter; omitted: all "
+                                                 "four seasons scored on this same sheet")
+
+
+class ValidateRequest(BaseModel):
+    sheet: SheetJson
+    log: Any = Field(None, description="the game's card log (docs/validate.md), if kept")
+    previous: SheetJson | None = Field(None, description="the same player's sheet at the end of the previous season")
+
+
+# ---- responses --------------------------------------------------------------------------------
+class Reading(Open):
+    """What the reader saw in a photo."""
+
+    side: str
+    cells: list[list[str]]
+    coins: int
+    confidence: list[list[float]] = Field(description="11 × 11, 0…1, how sure the reader is of each cell")
+    coin_confidence: Any = Field(None, description="how sure the reader is of the coin count")
+    low_confidence_cells: list[Pair] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)
+    grid_corners: list[list[float]] = Field(default_factory=list, description="the cell area's four corners in photo pixels")
+    cell_outlines: list[list[list[list[float]]]] = Field(
+        default_factory=list, description="11 × 11 × 4 corners × [x, y] in photo pixels, for drawing the overlay")
+
+
+class Evidence(Open):
+    cells: list[Pair]
+    stars: int
+    note: str
+
+
+class EdictStars(Open):
+    edict: Literal["A", "B", "C", "D"]
+    card: str
+    stars: int
+
+
+class SeasonScore(Open):
+    season: str
+    edicts: list[EdictStars]
+    coins: int
+    monster_penalty: int
+    monster_cells: list[Pair]
+    total: int
+
+
+class ScoreReport(Open):
+    """The score JSON of interfaces.md, with each card's evidence cells."""
+
+    side: str
+    coins: int
+    monster_penalty: int = Field(description="stars lost to monsters (≥ 0)")
+    monster_cells: list[Pair] = Field(description="the empty cells that cost a star")
+    warnings: list[str]
+    cards: dict[str, int] = Field(description="card slug → stars on this sheet")
+    evidence: dict[str, list[Evidence]] = Field(description="card slug → the cell groups that earned its stars")
+    edicts: dict[str, str] | None = Field(None, description="edict letter → card slug (not with 'all')")
+    seasons: list[SeasonScore] | None = None
+    total: int | None = Field(None, description="sum of the seasons' totals (not with 'all')")
+
+
+class Reason(Open):
+    message: str
+    cells: list[Pair] = Field(default_factory=list)
+
+
+class Verdict(Open):
+    """The legality check: could this sheet come from a real game?"""
+
+    verdict: Literal["legal", "illegal", "cannot-tell"]
+    level: str | None = None
+    reasons: list[Reason] = Field(default_factory=list)
+
+
+class PhotoScore(Open):
+    reading: Reading
+    score: ScoreReport
+    legality: Verdict | None = Field(description="the sheet-only verdict; null when the validator is not installed")
+
+
+class Card(Open):
+    slug: str
+    name: str
+    back: str
+    solo: int = Field(description="the card's value in the solo rating")
+    rule: str = Field(description="the rule in this project's words")
+
+
+class SeasonInfo(Open):
+    name: str
+    time: int
+    edicts: list[str]
+
+
+class Cards(Open):
+    cards: list[Card]
+    backs: list[str]
+    seasons: list[SeasonInfo]
+
+
+class Side(Open):
+    name: str
+    title: str
+    size: int
+    mountains: list[Pair]
+    ruins: list[Pair]
+    wasteland: list[Pair]
+
+
+class Sides(Open):
+    sides: list[Side]
+    terrains: list[str]
+    drawable: list[str] = Field(description="terrains a player can draw on an empty cell")
+
+
+class Health(Open):
+    status: Literal["ok"]
+    version: str
+    reader: bool = Field(description="the photo reader is installed")
+    validator: bool = Field(description="the legality validator is installed")
