@@ -76,7 +76,7 @@ def error_response(code: str, message: str, field: str | None = None) -> JSONRes
 def error_responses(*codes: str) -> dict[int | str, dict]:
     """The OpenAPI ``responses`` entry for a route that can answer with these error codes."""
     by_status: dict[int, list[str]] = {}
-    for code in ("internal-error", "timeout", *codes):
+    for code in codes:
         by_status.setdefault(ERRORS[code].status, []).append(code)
     return {
         status: {"model": ErrorBody,

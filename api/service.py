@@ -37,6 +37,8 @@ PAGE_CSP = "default-src 'self'; img-src 'self' blob: data:; style-src 'self'; sc
 #: PhotoError codes that keep their own name in answers; any other is ``unreadable-photo``.
 PHOTO_CODES = {"empty-file", "not-an-image", "too-many-pixels", "heic-unsupported", "no-grid", "wrong-side"}
 READABLE_KINDS = {"jpeg", "png", "webp", "bmp", "tiff"}
+#: Errors every route that does work can answer: body too large, a bug, over the time limit.
+WORK_ERRORS = ("too-large", "internal-error", "timeout")
 
 
 # ---- optional parts: built in parallel, looked up at call time --------------------------------
@@ -250,7 +252,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         check_photo(data, settings)
         return data
 
-    photo_errors = ("invalid-request", "too-large", "empty-file", "not-an-image", "heic-unsupported",
+    photo_errors = (*WORK_ERRORS, "invalid-request", "empty-file", "not-an-image", "heic-unsupported",
                     "too-many-pixels", "no-grid", "wrong-side", "unreadable-photo", "reader-unavailable")
 
     @app.post("/v1/read", response_model=schemas.Reading, tags=["photo"],
@@ -277,7 +279,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.post("/v1/score-map", response_model=schemas.ScoreReport, response_model_exclude_none=True,
               tags=["sheet"], summary="Score a sheet (e.g. after corrections)",
-              responses=error_responses("bad-json", "invalid-request", "too-large", "bad-sheet", "bad-cards",
+              responses=error_responses(*WORK_ERRORS, "bad-json", "invalid-request", "bad-sheet", "bad-cards",
                                         "bad-season"))
     async def score_map(body: schemas.ScoreMapRequest):
         """The score breakdown with each card's evidence cells, per season."""
@@ -285,25 +287,25 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.post("/v1/validate", response_model=schemas.Verdict, tags=["sheet"],
               summary="Could this sheet come from a real game?",
-              responses=error_responses("bad-json", "invalid-request", "too-large", "bad-sheet", "bad-log",
+              responses=error_responses(*WORK_ERRORS, "bad-json", "invalid-request", "bad-sheet", "bad-log",
                                         "validator-unavailable"))
     async def validate(body: schemas.ValidateRequest):
         """The verdict (legal, illegal or cannot-tell) and its reasons, with the cells concerned."""
         return await off_loop(validate_sheet, body.model_dump(), settings.validate_time_limit)
 
-    @app.get("/v1/cards", response_model=schemas.Cards, tags=["reference"], responses=error_responses())
+    @app.get("/v1/cards", response_model=schemas.Cards, tags=["reference"])
     async def cards():
         """The sixteen scoring cards (name, back, solo value, rule in our words) and the seasons."""
         return {"cards": [c.to_json() for c in CARDS.values()], "backs": list(BACKS),
                 "seasons": [{"name": s.name, "time": s.time, "edicts": list(s.edicts)} for s in SEASONS]}
 
-    @app.get("/v1/sides", response_model=schemas.Sides, tags=["reference"], responses=error_responses())
+    @app.get("/v1/sides", response_model=schemas.Sides, tags=["reference"])
     async def sides():
         """The printed layout of each sheet side: mountains, ruins and wasteland cells."""
         return {"sides": [side_json(s) for s in SIDES.values()], "terrains": [t.value for t in Terrain],
                 "drawable": [t.value for t in DRAWABLE]}
 
-    @app.get("/health", response_model=schemas.Health, tags=["service"], responses=error_responses())
+    @app.get("/health", response_model=schemas.Health, tags=["service"])
     async def health():
         """Liveness, the version, and which optional parts this build has."""
         return {"status": "ok", "version": version, "reader": photo_reader() is not None,

@@ -1,0 +1,326 @@
+"""The HTTP service through FastAPI's TestClient: every route, and every error each route documents.
+
+Photo routes use the real reader (``vision.read_photo``) and the real validator; tests that need
+one of them are skipped, saying so, only while that part is not in the tree.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from fastapi.testclient import TestClient
+
+import api.service
+from api.errors import ERRORS
+from api.service import create_app, photo_reader, validator
+from api.settings import Settings
+from scoring.cards import BACKS, CARDS
+from scoring.report import score_report
+from scoring.sheet import Sheet
+from scoring.sides import SIDES
+from scoring.terrain import Terrain
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = json.loads((ROOT / "samples" / "typical-a.json").read_text())
+FOUR = ["sentinel-wood", "canal-lake", "wildholds", "borderlands"]
+needs_reader = pytest.mark.skipif(photo_reader() is None, reason="vision.read_photo is not in the tree yet (issue 5)")
+needs_validator = pytest.mark.skipif(validator() is None, reason="scoring.validate is not in the tree yet (issue 3)")
+
+
+@pytest.fixture(scope="module")
+def client() -> TestClient:
+    return TestClient(create_app(Settings()))
+
+
+def png(width: int = 64, height: int = 48, value: int = 255) -> bytes:
+    """A plain image encoded as PNG."""
+    ok, data = cv2.imencode(".png", np.full((height, width, 3), value, np.uint8))
+    assert ok
+    return data.tobytes()
+
+
+def png_claiming(width: int, height: int) -> bytes:
+    """A PNG header that claims a size (the pixel check must refuse it before decoding)."""
+    real = png(4, 4)
+    return real[:16] + width.to_bytes(4, "big") + height.to_bytes(4, "big") + real[24:]
+
+
+# ---- reference routes ------------------------------------------------------------------------
+def test_health_says_which_parts_are_installed(client):
+    body = client.get("/health").json()
+    assert body["status"] == "ok"
+    assert body["reader"] is (photo_reader() is not None)
+    assert body["validator"] is (validator() is not None)
+
+
+def test_cards_lists_all_sixteen_with_rules_and_solo_values(client):
+    body = client.get("/v1/cards").json()
+    assert [c["slug"] for c in body["cards"]] == list(CARDS)
+    for card in body["cards"]:
+        source = CARDS[card["slug"]]
+        assert (card["name"], card["back"], card["solo"], card["rule"]) == (source.name, source.back, source.solo, source.rule)
+        assert card["rule"]
+    assert body["backs"] == list(BACKS)
+    assert [s["name"] for s in body["seasons"]] == ["spring", "summer", "fall", "winter"]
+
+
+@pytest.mark.parametrize("side", sorted(SIDES))
+def test_sides_give_the_printed_layout(client, side):
+    body = client.get("/v1/sides").json()
+    got = {s["name"]: s for s in body["sides"]}[side]
+    layout = SIDES[side]
+    for part in ("mountains", "ruins", "wasteland"):
+        assert {tuple(c) for c in got[part]} == set(getattr(layout, part))
+    assert set(body["drawable"]) < set(body["terrains"]) == {t.value for t in Terrain}
+
+
+# ---- score-map -------------------------------------------------------------------------------
+@pytest.mark.parametrize("cards,season", [
+    (FOUR, None), (FOUR, "spring"), (FOUR, "winter"), (",".join(FOUR), "fall"),
+    (["cauldrons", "greenbough", "mages-valley", "great-city"], "summer"), ("all", None),
+])
+def test_score_map_answers_the_score_report(client, cards, season):
+    r = client.post("/v1/score-map", json={"sheet": SAMPLE, "cards": cards, "season": season})
+    assert r.status_code == 200, r.text
+    body = r.json()
+    slugs = "all" if cards == "all" else (cards.split(",") if isinstance(cards, str) else cards)
+    expected = score_report(Sheet.from_json(SAMPLE), slugs, season)
+    assert body["cards"] == expected["cards"]
+    assert body["monster_penalty"] == expected["monster_penalty"]
+    assert body.get("total") == expected.get("total")
+    for slug, stars in body["cards"].items():  # every star comes with its cells
+        assert sum(e["stars"] for e in body["evidence"][slug]) == stars
+    if season:
+        assert [s["season"] for s in body["seasons"]] == [season]
+
+
+@pytest.mark.parametrize("cell,terrain,card,delta", [
+    ((0, 7), "forest", "sentinel-wood", 1),  # a forest on the edge
+    ((7, 9), "water", "canal-lake", 2),  # the water touches a farm, and that farm now touches water
+    ((10, 2), "village", "borderlands", 0),  # filling one cell completes no row or column
+])
+def test_correcting_a_cell_changes_the_score_by_what_the_card_says(client, cell, terrain, card, delta):
+    cards = [card] + [c for c in FOUR if CARDS[c].back != CARDS[card].back]
+    before = client.post("/v1/score-map", json={"sheet": SAMPLE, "cards": cards, "season": "spring"}).json()
+    sheet = json.loads(json.dumps(SAMPLE))
+    assert sheet["cells"][cell[0]][cell[1]] == "empty"
+    sheet["cells"][cell[0]][cell[1]] = terrain
+    after = client.post("/v1/score-map", json={"sheet": sheet, "cards": cards, "season": "spring"}).json()
+    assert after["cards"][card] - before["cards"][card] == delta
+
+
+# ---- validate --------------------------------------------------------------------------------
+@needs_validator
+def test_validate_gives_a_verdict_with_reasons(client):
+    r = client.post("/v1/validate", json={"sheet": SAMPLE})
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["verdict"] in ("legal", "illegal", "cannot-tell")
+    expected = validator()(Sheet.from_json(SAMPLE), time_limit=5.0).to_json()
+    assert body["verdict"] == expected["verdict"]
+
+
+#: route → a request that reaches the route's CPU work.
+WORK = {
+    "/v1/read": {"files": {"photo": ("s.png", png(), "image/png")}},
+    "/v1/score": {"files": {"photo": ("s.png", png(), "image/png")}, "data": {"cards": ",".join(FOUR)}},
+    "/v1/score-map": {"json": {"sheet": SAMPLE, "cards": FOUR}},
+    "/v1/validate": {"json": {"sheet": SAMPLE}},
+}
+#: route → the function doing its CPU work (patched to fail for the 500 test).
+WORK_FN = {"/v1/read": "read_sheet_photo", "/v1/score": "score_photo", "/v1/score-map": "score_sheet",
+           "/v1/validate": "validate_sheet"}
+
+
+#: Errors only the real reader can give (the photo is made by ``reader_photo``): skipped while it is missing.
+READER_ERROR_CASES = [
+    ("post", path, photo, extra, code)
+    for path, more in (("/v1/read", {}), ("/v1/score", {"cards": ",".join(FOUR)}))
+    for photo, extra, code in (
+        ("plain", more, "no-grid"),  # a photo of nothing
+        ("sample-a", {**more, "side": "B"}, "wrong-side"),  # a side A sheet said to be side B
+        ("sample-a", {**more, "unknown-reader-code": "1"}, "unreadable-photo"),  # see the test
+    )
+]
+#: Errors only the real validator can give: skipped while it is missing.
+VALIDATOR_ERROR_CASES = [
+    ("post", "/v1/validate", {"json": {"sheet": SAMPLE, "log": "not a card log"}}, 422, "bad-log"),
+    ("post", "/v1/validate", {"json": {"sheet": SAMPLE, "log": {"seasons": "nope"}}}, 422, "bad-log"),
+]
+
+# ---- every documented error ------------------------------------------------------------------
+BAD_CELL = json.loads(json.dumps(SAMPLE))
+BAD_CELL["cells"][1][3] = "forest"  # B4 is a printed mountain on side A
+
+#: (method, path, request, status, code). The test below also checks that every status each
+#: route documents in /openapi.json appears here for that route.
+ERROR_CASES = [
+    ("get", "/nowhere", {}, 404, "not-found"),
+    ("delete", "/v1/cards", {}, 405, "method-not-allowed"),
+    ("post", "/v1/score-map", {"content": b'{"sheet": ', "headers": {"content-type": "application/json"}}, 400, "bad-json"),
+    ("post", "/v1/score-map", {"json": {"cards": FOUR}}, 422, "invalid-request"),
+    ("post", "/v1/score-map", {"json": {"sheet": BAD_CELL, "cards": FOUR}}, 422, "bad-sheet"),
+    ("post", "/v1/score-map", {"json": {"sheet": SAMPLE, "cards": FOUR[:3]}}, 422, "bad-cards"),
+    ("post", "/v1/score-map", {"json": {"sheet": SAMPLE, "cards": ["sentinel-wood"] * 4}}, 422, "bad-cards"),
+    ("post", "/v1/score-map", {"json": {"sheet": SAMPLE, "cards": FOUR, "season": "autumn"}}, 422, "bad-season"),
+    ("post", "/v1/score-map", {"json": {"sheet": SAMPLE, "cards": "all", "season": "fall"}}, 422, "bad-season"),
+    ("post", "/v1/validate", {"content": b"[", "headers": {"content-type": "application/json"}}, 400, "bad-json"),
+    ("post", "/v1/validate", {"json": {"sheet": {"side": "A"}}}, 422, "invalid-request"),
+    ("post", "/v1/validate", {"json": {"sheet": BAD_CELL}}, 422, "bad-sheet"),
+    ("post", "/v1/validate", {"json": {"sheet": SAMPLE, "previous": {**SAMPLE, "side": "C"}}}, 422, "bad-sheet"),
+] + [
+    ("post", path, request, status, code)
+    for path, extra in (("/v1/read", {}), ("/v1/score", {"cards": ",".join(FOUR)}))
+    for request, status, code in (
+        ({"data": extra}, 422, "invalid-request"),
+        ({"files": {"photo": ("sheet.jpg", b"", "image/jpeg")}, "data": extra}, 400, "empty-file"),
+        ({"files": {"photo": ("sheet.jpg", b"hello, not a photo", "image/jpeg")}, "data": extra}, 415, "not-an-image"),
+        ({"files": {"photo": ("a.heic", b"\0\0\0\x18ftypheic\0\0\0\0mif1heic", "image/heic")}, "data": extra}, 415, "heic-unsupported"),
+        ({"files": {"photo": ("big.png", png_claiming(20_000, 20_000), "image/png")}, "data": extra}, 413, "too-many-pixels"),
+        ({"files": {"photo": ("s.png", png(), "image/png")}, "data": {**extra, "side": "C"}}, 422, "invalid-request"),
+    )
+] + [
+    ("post", "/v1/score", {"files": {"photo": ("s.png", png(), "image/png")}, "data": {"cards": "sentinel-wood"}}, 422, "bad-cards"),
+    ("post", "/v1/score", {"files": {"photo": ("s.png", png(), "image/png")},
+                           "data": {"cards": ",".join(FOUR), "season": "autumn"}}, 422, "bad-season"),
+]
+
+
+@pytest.mark.parametrize("method,path,request_,status,code", ERROR_CASES,
+                         ids=[f"{c[1]}-{c[4]}" for c in ERROR_CASES])
+def test_error_answers_carry_code_and_message(client, method, path, request_, status, code):
+    r = getattr(client, method)(path, **request_) if request_ else getattr(client, method)(path)
+    assert r.status_code == status, r.text
+    body = r.json()
+    assert body["code"] == code and ERRORS[code].status == status
+    assert body["message"] and "\n" not in body["message"]
+
+
+def test_a_bad_sheet_names_the_cell(client):
+    body = client.post("/v1/score-map", json={"sheet": BAD_CELL, "cards": FOUR}).json()
+    assert body["field"] == "sheet.cells[1][3]" and "B4" in body["message"]
+
+
+@pytest.mark.parametrize("path", sorted(WORK))
+@pytest.mark.parametrize("chunked", [False, True])
+def test_request_over_the_upload_limit_is_413(path, chunked):
+    small = TestClient(create_app(Settings(max_upload_bytes=1000)))
+    if "files" in WORK[path]:
+        request = {"files": {"photo": ("s.png", png() + b"\0" * 2000, "image/png")}, "data": WORK[path].get("data")}
+        if chunked:
+            pytest.skip("multipart uploads always carry a Content-Length here")
+    else:
+        payload = json.dumps({**WORK[path]["json"], "pad": "x" * 2000}).encode()
+        content = iter([payload[:800], payload[800:]]) if chunked else payload  # chunked: no Content-Length
+        request = {"content": content, "headers": {"content-type": "application/json"}}
+    r = small.post(path, **request)
+    assert r.status_code == 413 and r.json()["code"] == "too-large"
+    assert "1,000 bytes" in r.json()["message"]
+
+
+def test_request_under_the_upload_limit_is_served():
+    body = json.dumps({"sheet": SAMPLE, "cards": FOUR}).encode()
+    tight = TestClient(create_app(Settings(max_upload_bytes=len(body))))
+    assert tight.post("/v1/score-map", content=body, headers={"content-type": "application/json"}).status_code == 200
+    tighter = TestClient(create_app(Settings(max_upload_bytes=len(body) - 1)))
+    assert tighter.post("/v1/score-map", content=body, headers={"content-type": "application/json"}).status_code == 413
+
+
+@pytest.mark.parametrize("path", sorted(WORK))
+def test_work_over_the_time_limit_is_504(path, monkeypatch):
+    def slow(*_args):
+        import time
+        time.sleep(0.5)
+        raise AssertionError("the answer should not wait for this")
+
+    monkeypatch.setattr(api.service, WORK_FN[path], slow)
+    r = TestClient(create_app(Settings(time_limit=0.05))).post(path, **WORK[path])
+    assert r.status_code == 504 and r.json()["code"] == "timeout"
+
+
+@pytest.mark.parametrize("path", sorted(WORK))
+def test_a_bug_is_a_500_with_a_json_body(path, monkeypatch):
+    def broken(*_args):
+        raise ZeroDivisionError("a bug")
+
+    monkeypatch.setattr(api.service, WORK_FN[path], broken)
+    r = TestClient(create_app(Settings()), raise_server_exceptions=False).post(path, **WORK[path])
+    assert r.status_code == 500
+    assert r.json() == {"code": "internal-error", "message": "ZeroDivisionError: a bug"}
+
+
+@pytest.mark.parametrize("path,code", [("/v1/read", "reader-unavailable"), ("/v1/score", "reader-unavailable"),
+                                       ("/v1/validate", "validator-unavailable")])
+def test_missing_optional_part_is_503(path, code, monkeypatch):
+    monkeypatch.setattr(api.service, "photo_reader", lambda: None)
+    monkeypatch.setattr(api.service, "validator", lambda: None)
+    r = TestClient(create_app(Settings())).post(path, **WORK[path])
+    assert r.status_code == 503 and r.json()["code"] == code
+
+
+def documented_codes(client) -> set[tuple[str, str]]:
+    """``(path, code)`` for every error code each route lists in /openapi.json."""
+    spec = client.get("/openapi.json").json()
+    return {(path, code) for path, ops in spec["paths"].items() for op in ops.values()
+            for status, answer in op["responses"].items() if status.isdigit() and int(status) >= 400
+            for code in re.findall(r"`([a-z-]+)`", answer["description"])}
+
+
+def provoked_codes() -> set[tuple[str, str]]:
+    """``(path, code)`` for every error some test in this file provokes."""
+    out = {(p, c) for _, p, _, _, c in ERROR_CASES + READER_ERROR_CASES + VALIDATOR_ERROR_CASES}
+    for path in WORK:
+        out |= {(path, "timeout"), (path, "internal-error"), (path, "too-large")}
+    out |= {("/v1/read", "reader-unavailable"), ("/v1/score", "reader-unavailable"),
+            ("/v1/validate", "validator-unavailable")}
+    return out
+
+
+def test_every_documented_error_is_provoked_by_a_test(client):
+    documented = documented_codes(client)
+    generic = {(p, c) for p, c in documented if p in ("/health", "/v1/cards", "/v1/sides")}
+    assert not generic, f"reference routes cannot fail this way: {sorted(generic)}"
+    missing = documented - provoked_codes()
+    assert not missing, f"documented but never provoked: {sorted(missing)}"
+
+
+def test_openapi_documents_every_error_code_with_the_error_body(client):
+    spec = client.get("/openapi.json").json()
+    for path, ops in spec["paths"].items():
+        for method, op in ops.items():
+            for status, answer in op["responses"].items():
+                if not status.isdigit() or int(status) < 400:
+                    continue
+                assert answer["content"]["application/json"]["schema"]["$ref"].endswith("/ErrorBody"), (path, status)
+                codes = re.findall(r"`([a-z-]+)`", answer["description"])
+                assert codes, (path, status)
+                assert all(ERRORS[c].status == int(status) for c in codes), (path, status, codes)
+    assert client.get("/docs").status_code == 200
+
+
+def test_docs_page_loads_nothing_from_elsewhere(client):
+    html = client.get("/docs").text
+    assert "/openapi.json" in html
+    assert not re.search(r"""(src|href)=["']https?://""", html)
+
+
+# ---- the web page and CORS -------------------------------------------------------------------
+def test_page_and_its_assets_are_served_locally(client):
+    page = client.get("/")
+    assert page.status_code == 200 and "text/html" in page.headers["content-type"]
+    assert "default-src 'self'" in page.headers["content-security-policy"]
+    for asset in re.findall(r"""(?:src|href)="(/static/[^"]+)\"""", page.text):
+        assert client.get(asset).status_code == 200, asset
+    assert not re.search(r"""(src|href)=["']https?://""", page.text)
+
+
+@pytest.mark.parametrize("origins,allowed", [((), False), (("http://table.example",), True)])
+def test_cors_is_closed_unless_origins_are_named(origins, allowed):
+    c = TestClient(create_app(Settings(cors_origins=origins)))
+    r = c.get("/v1/cards", headers={"Origin": "http://table.example"})
+    assert (r.headers.get("access-control-allow-origin") == "http://table.example") is allowed
