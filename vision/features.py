@@ -1,0 +1,189 @@
+"""Per-cell and per-coin features from the rectified sheet, normalised against this sheet's paper.
+
+Paper tint and uneven light are cancelled first (:func:`paper_model`): each cell's bright
+pixels estimate the paper under it, a smooth quadratic surface is fitted through those estimates
+(cells much darker than the surface — densely drawn ones — are dropped and the fit repeated), and
+every pixel is divided by it and re-tinted to the reference parchment of layout.py. Features are
+then measured in CIE Lab relative to that reference: how much and how dark the ink is, its hue,
+the direction of its strokes (farm hatching is diagonal, water waves are horizontal), where in
+the cell it sits, plus whether the side prints a ruins glyph there.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from scoring.sides import SIDES
+from vision.layout import GEOMETRY, GRID, PALETTES
+
+REFERENCE_PAPER_BGR = np.array(PALETTES["A"].paper[::-1], dtype=np.float32) / 255.0
+HUE_BINS = 8
+ORIENTATION_BINS = 6
+CHROMA_INK = 8.0  # Lab chroma distance from the paper that counts as coloured ink
+
+
+def _lab(bgr01: np.ndarray) -> np.ndarray:
+    """float BGR 0…1 → Lab (L 0…100)."""
+    return cv2.cvtColor(np.clip(bgr01, 0, 1).astype(np.float32), cv2.COLOR_BGR2Lab)
+
+
+REFERENCE_LAB = _lab(REFERENCE_PAPER_BGR.reshape(1, 1, 3))[0, 0]
+
+
+def _design(rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    """Quadratic surface terms in (row, col), scaled to about ±1."""
+    y = (rows - 5.0) / 5.0
+    x = (cols - 5.0) / 5.0
+    return np.stack([np.ones_like(x), x, y, x * x, x * y, y * y], axis=-1)
+
+
+class PaperModel:
+    """Smooth per-channel paper colour over the sheet, in cell coordinates (row, col) of centres."""
+
+    def __init__(self, coef: np.ndarray, median: np.ndarray):
+        self.coef = coef  # (6, 3)
+        self.median = median  # (3,) robust sheet-wide paper colour, bounds extrapolation
+
+    def at(self, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """Paper BGR (0…1) at cell-centre coordinates, clamped to ±35 % of the sheet median."""
+        val = _design(np.asarray(rows, float), np.asarray(cols, float)) @ self.coef
+        return np.clip(val, self.median * 0.65, self.median * 1.35)
+
+
+def paper_model(cells01: np.ndarray, px: int, printed: np.ndarray) -> PaperModel:
+    """Fit the paper surface from each drawable cell's bright pixels (85th percentile)."""
+    blocks = cells01.reshape(GRID, px, GRID, px, 3)
+    bright = np.percentile(blocks, 85, axis=(1, 3))  # (11, 11, 3)
+    rr, cc = np.mgrid[0:GRID, 0:GRID]
+    use = ~printed
+    median = np.median(bright[use], axis=0)
+    coef = np.zeros((6, 3))
+    for _ in range(3):
+        a = _design(rr[use].astype(float), cc[use].astype(float))
+        coef, *_ = np.linalg.lstsq(a, bright[use], rcond=None)
+        fit = _design(rr.astype(float), cc.astype(float)) @ coef
+        keep = bright.mean(axis=2) > 0.85 * fit.mean(axis=2)
+        if (keep & ~printed).sum() < 12:
+            break
+        use = keep & ~printed
+    return PaperModel(coef, np.maximum(median, 1e-3))
+
+
+def normalised_lab(cells_bgr: np.ndarray, px: int, paper: PaperModel) -> np.ndarray:
+    """The cell area divided by the paper surface, re-tinted to the reference paper, in Lab."""
+    n = GRID * px
+    centres = (np.arange(n) + 0.5) / px - 0.5
+    rows, cols = np.meshgrid(centres, centres, indexing="ij")
+    surface = paper.at(rows, cols).astype(np.float32)
+    img = cells_bgr.astype(np.float32) / 255.0
+    return _lab(img / surface * REFERENCE_PAPER_BGR)
+
+
+def _ink_measures(lab: np.ndarray, strokes: np.ndarray) -> list[np.ndarray]:
+    """Colour/darkness measures over pixel sets: lab (N, P, 3), strokes (N, P) → list of (N,) arrays."""
+    d_l = REFERENCE_LAB[0] - lab[..., 0]
+    da = lab[..., 1] - REFERENCE_LAB[1]
+    db = lab[..., 2] - REFERENCE_LAB[2]
+    chroma = np.hypot(da, db)
+    coloured = chroma > CHROMA_INK
+    n_col = coloured.sum(axis=1) + 1e-6
+    feats = [
+        d_l.mean(axis=1), lab[..., 0].std(axis=1),
+        *np.percentile(d_l, [50, 75, 90, 97], axis=1),
+        *[(d_l > t).mean(axis=1) for t in (6, 12, 25, 45)],
+        da.mean(axis=1), db.mean(axis=1), chroma.mean(axis=1),
+        (da * coloured).sum(axis=1) / n_col, (db * coloured).sum(axis=1) / n_col,
+        coloured.mean(axis=1), (chroma > 2 * CHROMA_INK).mean(axis=1),
+        (strokes > 8).mean(axis=1), (strokes > 20).mean(axis=1),
+    ]
+    hue = np.floor((np.arctan2(db, da) + np.pi) / (2 * np.pi) * HUE_BINS).astype(int) % HUE_BINS
+    for b in range(HUE_BINS):
+        feats.append(((hue == b) & coloured).mean(axis=1))
+    return feats
+
+
+CELL_FEATURE_NAMES: list[str] = (
+    ["dL_mean", "L_std", "dL_p50", "dL_p75", "dL_p90", "dL_p97", "ink6", "ink12", "ink25", "ink45",
+     "da_mean", "db_mean", "chroma_mean", "da_ink", "db_ink", "coloured", "coloured2", "stroke8", "stroke20"]
+    + [f"hue{b}" for b in range(HUE_BINS)]
+    + [f"orient{b}" for b in range(ORIENTATION_BINS)] + ["grad_mean"]
+    + [f"block{k}" for k in range(9)]
+    + ["ruin", "side_b", "sheet_coloured_p50", "sheet_coloured_p90", "sheet_dL_p50"]
+)
+
+
+def cell_features(cells_bgr: np.ndarray, side: str, px: int) -> tuple[np.ndarray, PaperModel]:
+    """(121, F) features of the upright cell area (row-major cells) and the sheet's paper model."""
+    layout = SIDES[side]
+    printed = np.zeros((GRID, GRID), bool)
+    for r, c in layout.mountains | layout.wasteland:
+        printed[r, c] = True
+    paper = paper_model(cells_bgr.astype(np.float32) / 255.0, px, printed)
+    lab = normalised_lab(cells_bgr, px, paper)
+    strokes = cv2.morphologyEx(lab[..., 0], cv2.MORPH_BLACKHAT,
+                               cv2.getStructuringElement(cv2.MORPH_RECT, (px // 4 | 1, px // 4 | 1)))
+    gx = cv2.Sobel(lab[..., 0], cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(lab[..., 0], cv2.CV_32F, 0, 1, ksize=3)
+    inset = max(2, px // 10)
+    m = px - 2 * inset
+
+    def per_cell(a: np.ndarray) -> np.ndarray:
+        shape = a.shape[2:]
+        blocks = a.reshape(GRID, px, GRID, px, *shape)[:, inset:px - inset, :, inset:px - inset]
+        blocks = np.moveaxis(blocks, 2, 1)  # (11, 11, m, m, ...)
+        return blocks.reshape(GRID * GRID, m * m, *shape)
+
+    lab_c, strokes_c = per_cell(lab), per_cell(strokes)
+    feats = _ink_measures(lab_c, strokes_c)
+    mag = np.hypot(per_cell(gx), per_cell(gy))
+    ang = np.mod(np.arctan2(per_cell(gy), per_cell(gx)), np.pi)
+    obin = np.minimum((ang / np.pi * ORIENTATION_BINS).astype(int), ORIENTATION_BINS - 1)
+    total = mag.sum(axis=1) + 1e-6
+    for b in range(ORIENTATION_BINS):
+        feats.append((mag * (obin == b)).sum(axis=1) / total)
+    feats.append(mag.mean(axis=1))
+    ink = (REFERENCE_LAB[0] - lab_c[..., 0] > 12).reshape(-1, m, m)
+    third = m // 3
+    for by in range(3):
+        for bx in range(3):
+            feats.append(ink[:, by * third:(by + 1) * third, bx * third:(bx + 1) * third].mean(axis=(1, 2)))
+    ruin = np.zeros(GRID * GRID)
+    for r, c in layout.ruins:
+        ruin[r * GRID + c] = 1.0
+    feats.append(ruin)
+    feats.append(np.full(GRID * GRID, 1.0 if side == "B" else 0.0))
+    drawable = ~printed.ravel()
+    coloured = feats[CELL_FEATURE_NAMES.index("coloured")]
+    feats.append(np.full(GRID * GRID, np.percentile(coloured[drawable], 50)))
+    feats.append(np.full(GRID * GRID, np.percentile(coloured[drawable], 90)))
+    feats.append(np.full(GRID * GRID, np.percentile(feats[0][drawable], 50)))
+    return np.stack(feats, axis=1).astype(np.float32), paper
+
+
+# ---- coins -----------------------------------------------------------------------------------
+COIN_STRIP = (0.9, 11.4, 12.0, 12.9)  # x0, x1, y0, y1 in u: the coin track with a little margin
+
+
+def coin_features(strip_bgr: np.ndarray, px: int, paper: PaperModel) -> np.ndarray:
+    """(14, F) features of each printed coin in the canonical coin strip, each also relative to the track median."""
+    x0, _, y0, _ = COIN_STRIP
+    ref = paper.at(np.array(GEOMETRY.coin_y - 0.5), np.array(5.0)).astype(np.float32)
+    lab = _lab(strip_bgr.astype(np.float32) / 255.0 / ref * REFERENCE_PAPER_BGR)
+    strokes = cv2.morphologyEx(lab[..., 0], cv2.MORPH_BLACKHAT,
+                               cv2.getStructuringElement(cv2.MORPH_RECT, (px // 4 | 1, px // 4 | 1)))
+    h, w = lab.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w]
+    u = (xx + 0.5) / px + x0
+    v = (yy + 0.5) / px + y0
+    rows = []
+    for i in range(GEOMETRY.coin_count):
+        cx, cy = GEOMETRY.coin_centre(i)
+        dist = np.hypot(u - cx, v - cy)
+        disc = dist <= GEOMETRY.coin_radius * 0.9
+        ring = (dist > GEOMETRY.coin_radius * 1.2) & (dist < GEOMETRY.coin_radius * 1.8)
+        d_feats = [f[0] for f in _ink_measures(lab[disc][None], strokes[disc][None])]
+        r_feats = [f[0] for f in _ink_measures(lab[ring][None], strokes[ring][None])]
+        rows.append(d_feats + [d - r for d, r in zip(d_feats[:10], r_feats[:10])])
+    arr = np.array(rows, dtype=np.float32)
+    return np.concatenate([arr, arr - np.median(arr, axis=0, keepdims=True)], axis=1)

@@ -1,0 +1,101 @@
+"""Which side is up, and which side (A or B) it is, from the printed mountains.
+
+The five mountains are whole dark-brown cells at positions that differ between sides and break
+the grid's rotational symmetry (game-reference.md, "The sheet"). Every hypothesis — 4 quarter
+turns × 2 sides — is scored by how cleanly its five mountain cells are the darkest cells:
+``separation`` = darkest-fraction of its weakest mountain minus that of the darkest other cell.
+Side A's mountains (and ruins) are symmetric under a half turn, so the coin track decides
+between a turn and its opposite: below the grid of the upright sheet, 14 coins repeat every
+0.712 u (:func:`coin_track_periodicity`). The same score, recomputed with the layout slid by one cell in each of the 8 directions, is the
+explicit guard against a one-cell shift: mountains must land on exactly their own cells.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from scoring.sides import SIDES
+from vision.grid import GridFit, line_image, warp_canonical
+from vision.layout import GEOMETRY, GRID
+
+DARK_RATIO = 0.5  # a pixel is "mountain dark" below this fraction of the paper's grey
+MIN_SEPARATION = 0.12  # below this the orientation is a guess: warn
+COIN_WEIGHT = 0.5  # weight of the coin track's periodicity in a hypothesis's score
+
+
+@dataclass(frozen=True)
+class Orientation:
+    """The decided hypothesis: turn the found grid ``quarter_turns`` × 90° (np.rot90) to be upright."""
+
+    side: str
+    quarter_turns: int
+    separation: float  # how clearly the 5 mountains stand out (0…1)
+    margin: float  # separation minus the runner-up hypothesis's
+    shift_margin: float  # separation minus the best one-cell-shifted layout's (> 0: no shift)
+
+
+def mountain_darkness(cells_bgr: np.ndarray, px: int) -> np.ndarray:
+    """(11, 11) fraction of each cell's inner pixels darker than ``DARK_RATIO`` × paper grey."""
+    gray = cells_bgr.astype(np.float32).mean(axis=2)
+    paper = float(np.percentile(gray, 90))
+    inset = max(1, px // 6)
+    blocks = gray.reshape(GRID, px, GRID, px)[:, inset:px - inset, :, inset:px - inset]
+    return (blocks < DARK_RATIO * paper).mean(axis=(1, 3))
+
+
+def _separation(dark: np.ndarray, mountains: frozenset, skip: frozenset) -> float:
+    """Weakest mountain's darkness minus the darkest non-mountain cell's (``skip`` ignored)."""
+    on = [dark[r, c] if 0 <= r < GRID and 0 <= c < GRID else 0.0 for r, c in mountains]
+    off_mask = np.ones((GRID, GRID), bool)
+    for r, c in mountains | skip:
+        if 0 <= r < GRID and 0 <= c < GRID:
+            off_mask[r, c] = False
+    return float(min(on) - dark[off_mask].max())
+
+
+def shift_margin(dark_upright: np.ndarray, side: str) -> float:
+    """Separation of the true layout minus the best of its 8 one-cell shifts (> 0 means no shift)."""
+    layout = SIDES[side]
+    base = _separation(dark_upright, layout.mountains, layout.wasteland)
+    shifted = []
+    for dr in (-1, 0, 1):
+        for dc in (-1, 0, 1):
+            if dr or dc:
+                moved = frozenset((r + dr, c + dc) for r, c in layout.mountains)
+                shifted.append(_separation(dark_upright, moved, frozenset()))
+    return base - max(shifted)
+
+
+def coin_track_periodicity(image: np.ndarray, fit: GridFit, px: int = 16) -> float:
+    """How strongly the strip where the coin track should be repeats every coin spacing (0…~1)."""
+    band = GEOMETRY.coin_band
+    strip = warp_canonical(line_image(image), fit.homography, px, band.x0, band.y0, band.x1, band.y1)
+    profile = strip.mean(axis=0)
+    profile = profile - profile.mean()
+    x = (np.arange(len(profile)) + 0.5) / px + band.x0
+    phase = 2 * np.pi * (x - GEOMETRY.coin_x0) / GEOMETRY.coin_dx
+    amplitude = np.hypot((profile * np.cos(phase)).sum(), (profile * np.sin(phase)).sum()) * 2 / len(profile)
+    return float(amplitude / (np.abs(profile).mean() * np.pi / 2 + 1e-6))
+
+
+def decide_orientation(dark: np.ndarray, side: str | None = None,
+                       coin_evidence: list[float] | None = None) -> tuple[Orientation, dict[tuple[str, int], float]]:
+    """The best (side, quarter turns) for a found grid's darkness map, and every hypothesis's score.
+
+    ``coin_evidence[k]``: the coin-track periodicity below the grid turned by ``k`` quarter turns.
+    """
+    scores: dict[tuple[str, int], float] = {}
+    for name, layout in SIDES.items():
+        for k in range(4):
+            scores[(name, k)] = _separation(np.rot90(dark, k), layout.mountains, layout.wasteland)
+            if coin_evidence is not None:
+                scores[(name, k)] += COIN_WEIGHT * min(coin_evidence[k], 1.0)
+    allowed = {key: s for key, s in scores.items() if side is None or key[0] == side}
+    ranked = sorted(allowed.items(), key=lambda kv: -kv[1])
+    (best_side, best_k), best = ranked[0]
+    runner_up = ranked[1][1] if len(ranked) > 1 else -1.0
+    upright = np.rot90(dark, best_k)
+    separation = _separation(upright, SIDES[best_side].mountains, SIDES[best_side].wasteland)
+    return Orientation(best_side, best_k, separation, best - runner_up, shift_margin(upright, best_side)), scores
