@@ -32,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
     from api.service import create_app
 
     settings = settings_from_env().with_overrides(
-        max_upload_bytes=int(args.max_upload_mb * MB) if args.max_upload_mb else None,
+        max_upload_bytes=int(args.max_upload_mb * MB) if args.max_upload_mb is not None else None,
         max_pixels=args.max_pixels, time_limit=args.time_limit,
         cors_origins=tuple(args.cors_origin) if args.cors_origin else None,
     )
