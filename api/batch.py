@@ -129,7 +129,7 @@ def _worker_setup() -> None:
         pass
 
 
-def _read_sheet(name: str, data: bytes, side: str | None) -> tuple[Sheet, list[str], list[str]]:
+def read_sheet_file(name: str, data: bytes, side: str | None) -> tuple[Sheet, list[str], list[str]]:
     """The sheet in a file, its low-confidence cells and the reader's warnings."""
     if Path(name).suffix.lower() in SHEET_SUFFIXES:
         text = data.decode("utf-8", errors="replace")
@@ -157,7 +157,7 @@ def score_file(name: str, data: bytes, options: BatchOptions) -> dict:
     """One sheet's result row; a failure becomes ``status = error`` with its code and reason."""
     started = time.perf_counter()
     try:
-        sheet, low, warnings = _read_sheet(name, data, options.side)
+        sheet, low, warnings = read_sheet_file(name, data, options.side)
         if options.side and sheet.side != options.side:
             raise WrongSide(f"the sheet is side {sheet.side}, the batch is side {options.side}")
         report = score_report(sheet, list(options.cards), options.season)
