@@ -1,0 +1,141 @@
+"""Tables the sheet lies on: wood, cloth, plain tops and cluttered game tables, drawn procedurally.
+
+Backgrounds are drawn at a quarter of the photo's size and enlarged (a table behind the sheet is
+soft anyway), which keeps 12 MP photos fast.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.synth.paper import render_sheet, smooth_noise
+
+#: Background families and their backgrounds. The reader can hold a whole family out of training.
+BACKGROUND_FAMILIES: dict[str, tuple[str, ...]] = {
+    "wood": ("light-wood", "dark-wood"),
+    "cloth": ("linen", "gingham"),
+    "plain": ("white-table", "grey-table", "dark-table"),
+    "clutter": ("cluttered-wood", "cluttered-cloth"),
+}
+BACKGROUNDS: tuple[str, ...] = tuple(b for family in BACKGROUND_FAMILIES.values() for b in family)
+
+
+def background_family(name: str) -> str:
+    """The family a background belongs to."""
+    for family, names in BACKGROUND_FAMILIES.items():
+        if name in names:
+            return family
+    raise ValueError(f"unknown background {name!r}: expected one of {', '.join(BACKGROUNDS)}")
+
+
+def rotated_coords(h: int, w: int, angle: float) -> tuple[np.ndarray, np.ndarray]:
+    """Pixel coordinates along and across a direction ``angle``."""
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    c, s = np.cos(angle), np.sin(angle)
+    return xx * c + yy * s, -xx * s + yy * c
+
+
+def wood(h: int, w: int, rng: np.random.Generator, dark: bool) -> np.ndarray:
+    """Planks with grain rings and knots."""
+    along, across = rotated_coords(h, w, float(rng.uniform(0, np.pi)))
+    plank_w = rng.uniform(0.15, 0.35) * max(h, w)
+    plank = np.floor(across / plank_w)
+    warp = smooth_noise((h, w), max(h, w) / 6, rng) * 8
+    grain = np.sin((across + warp * 3 + plank * 37.0) * rng.uniform(0.15, 0.4)) * 0.5 + 0.5
+    fine = smooth_noise((h, w), 2, rng) * 0.05
+    shade = 0.85 + 0.15 * grain + fine + 0.08 * np.sin(plank * 12.9898) + 0.05 * smooth_noise((h, w), max(h, w) / 4, rng)
+    gap = (np.abs(across / plank_w - np.round(across / plank_w)) * plank_w < 1.2).astype(np.float32)
+    shade *= 1 - 0.45 * gap
+    base = np.array([60, 95, 140] if dark else [110, 160, 205], np.float32) * rng.uniform(0.8, 1.1, 3)
+    return shade[:, :, None] * base[None, None, :]
+
+
+def cloth(h: int, w: int, rng: np.random.Generator, checked: bool) -> np.ndarray:
+    """Woven cloth (plain linen or a checked tablecloth) with soft folds."""
+    along, across = rotated_coords(h, w, float(rng.uniform(0, np.pi)))
+    weave = 0.04 * (np.sin(along * 2.2) * np.sin(across * 2.2))
+    folds = 0.08 * smooth_noise((h, w), max(h, w) / 5, rng)
+    colour = rng.uniform(60, 230, 3).astype(np.float32)
+    img = (1 + weave + folds)[:, :, None] * colour[None, None, :]
+    if checked:
+        period = rng.uniform(0.04, 0.1) * max(h, w)
+        a = (np.floor(along / period) % 2).astype(np.float32)
+        b = (np.floor(across / period) % 2).astype(np.float32)
+        white = np.array([235, 235, 240], np.float32)
+        mix = (0.5 * (a + b))[:, :, None]
+        img = img * (1 - mix) + white * (1 + folds)[:, :, None] * mix
+    return img
+
+
+def plain(h: int, w: int, rng: np.random.Generator, tone: str) -> np.ndarray:
+    """A laminate table top: nearly flat colour with a faint sheen."""
+    level = {"white-table": rng.uniform(200, 245), "grey-table": rng.uniform(110, 170), "dark-table": rng.uniform(25, 70)}[tone]
+    tint = rng.uniform(0.9, 1.1, 3).astype(np.float32)
+    shade = 1 + 0.04 * smooth_noise((h, w), max(h, w) / 3, rng) + 0.01 * smooth_noise((h, w), 3, rng)
+    return shade[:, :, None] * (level * tint)[None, None, :]
+
+
+def clutter(img: np.ndarray, rng: np.random.Generator) -> None:
+    """Cards, pencils, dice, a mug and a coin scattered over the table (in place)."""
+    h, w = img.shape[:2]
+    size = max(h, w)
+    for _ in range(int(rng.integers(3, 9))):
+        kind = rng.choice(["card", "pencil", "die", "mug", "coin"], p=[0.35, 0.3, 0.15, 0.1, 0.1])
+        cx, cy = rng.uniform(0, w), rng.uniform(0, h)
+        angle = float(rng.uniform(0, 180))
+        colour = tuple(float(v) for v in rng.uniform(30, 240, 3))
+        if kind == "card":
+            box = cv2.boxPoints(((cx, cy), (size * 0.09, size * 0.13), angle)).astype(np.int32)
+            cv2.fillConvexPoly(img, box, (235, 235, 235), cv2.LINE_AA)
+            inner = cv2.boxPoints(((cx, cy), (size * 0.08, size * 0.12), angle)).astype(np.int32)
+            cv2.fillConvexPoly(img, inner, colour, cv2.LINE_AA)
+            cv2.circle(img, (int(cx), int(cy)), int(size * 0.02), tuple(255 - c for c in colour), -1, cv2.LINE_AA)
+        elif kind == "pencil":
+            box = cv2.boxPoints(((cx, cy), (size * 0.25, size * 0.012), angle)).astype(np.int32)
+            cv2.fillConvexPoly(img, box, colour, cv2.LINE_AA)
+        elif kind == "die":
+            box = cv2.boxPoints(((cx, cy), (size * 0.025, size * 0.025), angle)).astype(np.int32)
+            cv2.fillConvexPoly(img, box, colour, cv2.LINE_AA)
+        elif kind == "mug":
+            cv2.circle(img, (int(cx), int(cy)), int(size * 0.06), colour, -1, cv2.LINE_AA)
+            cv2.circle(img, (int(cx), int(cy)), int(size * 0.05), tuple(c * 0.5 for c in colour), -1, cv2.LINE_AA)
+        else:
+            cv2.circle(img, (int(cx), int(cy)), int(size * 0.012), (60, 160, 200), -1, cv2.LINE_AA)
+
+
+def make_background(name: str, width: int, height: int, rng: np.random.Generator) -> np.ndarray:
+    """A table top of ``name`` as float32 BGR, full photo size."""
+    h, w = max(8, height // 4), max(8, width // 4)
+    if name in ("light-wood", "dark-wood", "cluttered-wood"):
+        img = wood(h, w, rng, dark=name == "dark-wood" or (name == "cluttered-wood" and rng.random() < 0.5))
+    elif name in ("linen", "gingham", "cluttered-cloth"):
+        img = cloth(h, w, rng, checked=name == "gingham" or (name == "cluttered-cloth" and rng.random() < 0.4))
+    elif name in ("white-table", "grey-table", "dark-table"):
+        img = plain(h, w, rng, name)
+    else:
+        raise ValueError(f"unknown background {name!r}: expected one of {', '.join(BACKGROUNDS)}")
+    img = np.ascontiguousarray(np.clip(img, 0, 255).astype(np.float32))
+    if name.startswith("cluttered"):
+        clutter(img, rng)
+    return cv2.resize(img, (width, height), interpolation=cv2.INTER_LINEAR)
+
+
+def second_sheet(img: np.ndarray, rng: np.random.Generator) -> None:
+    """Another player's sheet partly in view near an edge of the frame (in place)."""
+    h, w = img.shape[:2]
+    scale = rng.uniform(0.5, 0.9) * min(h, w) / 19
+    other = render_sheet("A" if rng.random() < 0.5 else "B", px_per_u=max(6.0, scale / 2), rng=rng)
+    src = other.image.astype(np.float32)
+    sh, sw = src.shape[:2]
+    angle = rng.uniform(0, 2 * np.pi)
+    edge = int(rng.integers(4))
+    cx = [rng.uniform(0, w), w + rng.uniform(-0.1, 0.25) * w, rng.uniform(0, w), -rng.uniform(-0.1, 0.25) * w][edge]
+    cy = [-rng.uniform(-0.1, 0.3) * h, rng.uniform(0, h), h + rng.uniform(-0.1, 0.3) * h, rng.uniform(0, h)][edge]
+    k = scale / other.px_per_u
+    m = cv2.getRotationMatrix2D((sw / 2, sh / 2), float(np.degrees(angle)), float(k))
+    m[:, 2] += (cx - sw / 2, cy - sh / 2)
+    warped = cv2.warpAffine(src, m, (w, h), flags=cv2.INTER_LINEAR)
+    alpha = cv2.warpAffine(other.alpha.astype(np.float32) / 255, m, (w, h), flags=cv2.INTER_LINEAR)
+    img *= 1 - alpha[:, :, None]
+    img += warped * alpha[:, :, None]

@@ -1,0 +1,81 @@
+"""Where the synthetic maps come from.
+
+Full games from the game simulator (``scoring.simulator``) when it is installed; otherwise, and
+also for mid-game and odd sheets, random legal placements: shapes of 1–5 orthogonally connected
+cells of one terrain on empty cells, 0–14 coins. Blank sheets turn up too.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from scoring.sheet import Sheet
+from scoring.sides import SIZE
+from scoring.terrain import DRAWABLE, Terrain
+
+SOURCES = ("simulator", "random", "blank")
+
+
+def random_shape(size: int, rng: np.random.Generator) -> list[tuple[int, int]]:
+    """A random polyomino of ``size`` cells, as offsets from its first cell."""
+    cells = [(0, 0)]
+    while len(cells) < size:
+        r, c = cells[rng.integers(len(cells))]
+        dr, dc = ((0, 1), (1, 0), (0, -1), (-1, 0))[rng.integers(4)]
+        if (r + dr, c + dc) not in cells:
+            cells.append((r + dr, c + dc))
+    return cells
+
+
+def random_sheet(side: str, rng: np.random.Generator, shapes: int | None = None) -> Sheet:
+    """A sheet with ``shapes`` random shapes placed legally (default: mid-game to full)."""
+    sheet = Sheet.blank(side)
+    rows = [list(row) for row in sheet.cells]
+    n = int(rng.integers(1, 40)) if shapes is None else shapes
+    weights = np.array([0.26, 0.2, 0.22, 0.22, 0.1])  # forest, village, farm, water, monster
+    for _ in range(n):
+        shape = random_shape(int(rng.integers(1, 6)), rng)
+        terrain = DRAWABLE[rng.choice(len(DRAWABLE), p=weights)]
+        for _try in range(20):
+            r0, c0 = int(rng.integers(SIZE)), int(rng.integers(SIZE))
+            spots = [(r0 + dr, c0 + dc) for dr, dc in shape]
+            if all(0 <= r < SIZE and 0 <= c < SIZE and rows[r][c] is Terrain.EMPTY for r, c in spots):
+                for r, c in spots:
+                    rows[r][c] = terrain
+                break
+    coins = int(min(14, rng.integers(0, 15) * min(1.0, n / 25 + 0.2)))
+    return Sheet(side, tuple(map(tuple, rows)), coins)
+
+
+def simulated_sheet(side: str, rng: np.random.Generator) -> Sheet | None:
+    """A final or mid-game sheet from the game simulator, or None when it is not available."""
+    try:
+        from scoring.simulator import simulate  # written in parallel; optional
+    except ImportError:
+        return None
+    try:
+        players = int(rng.integers(1, 5))
+        record = simulate(players, side, int(rng.integers(2**31)), "random")
+        player = int(rng.integers(players))
+        seasons = getattr(record, "season_sheets", None)
+        if seasons and rng.random() < 0.35:
+            per_player = seasons[player]
+            sheet = per_player[int(rng.integers(len(per_player)))]
+        else:
+            sheet = record.final_sheets[player]
+        return sheet if isinstance(sheet, Sheet) else None
+    except Exception:  # a simulator bug must not stop data generation
+        return None
+
+
+def choose_sheet(rng: np.random.Generator, side: str | None = None) -> tuple[Sheet, str]:
+    """A sheet for one synthetic photo and where it came from (one of ``SOURCES``)."""
+    side = side or ("A" if rng.random() < 0.5 else "B")
+    roll = rng.random()
+    if roll < 0.05:
+        return Sheet.blank(side), "blank"
+    if roll < 0.55:
+        sheet = simulated_sheet(side, rng)
+        if sheet is not None:
+            return sheet, "simulator"
+    return random_sheet(side, rng), "random"

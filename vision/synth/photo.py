@@ -1,0 +1,330 @@
+"""Phone photos of a filled-in sheet, with exact truth (where every grid point landed).
+
+One photo = a table (``backgrounds``), the drawn sheet (``ink``) seen through a camera over bent
+paper (``camera``), fingers over the margins, uneven light and a soft cast shadow, a white-balance
+shift, defocus or motion blur, sensor noise and JPEG compression. Everything random is listed in
+``truth["conditions"]`` and can be pinned by passing ``condition={...}`` to :func:`make_photo`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import cv2
+import numpy as np
+
+from scoring.sheet import Sheet
+from vision.layout import GEOMETRY, GRID
+from vision.synth.backgrounds import BACKGROUND_FAMILIES, BACKGROUNDS, background_family, make_background, second_sheet
+from vision.synth.camera import Bend, Camera, place_camera
+from vision.synth.ink import STYLE_FAMILIES, STYLES, DrawnSheet, draw_sheet, style_family
+from vision.synth.maps import choose_sheet
+
+MAP_STEP = 8  # photo pixels between exactly computed points of the warp; bilinear in between
+MIN_PX_PER_U, MAX_PX_PER_U = 16.0, 150.0  # render resolution limits of the flat sheet
+
+
+@dataclass
+class SynthPhoto:
+    """A synthetic photo: JPEG bytes and its truth (see ``docs/synth.md``)."""
+
+    jpeg: bytes
+    truth: dict
+    drawn: DrawnSheet | None = field(default=None, repr=False)  # the flat sheet it shows
+
+    @property
+    def image(self) -> np.ndarray:
+        """The decoded photo (BGR uint8), JPEG artefacts included."""
+        return cv2.imdecode(np.frombuffer(self.jpeg, np.uint8), cv2.IMREAD_COLOR)
+
+
+# ---- conditions -----------------------------------------------------------------------------
+
+def sample_conditions(rng: np.random.Generator, style: str) -> dict[str, Any]:
+    """Random capture conditions for one photo (all JSON-friendly numbers and strings)."""
+    mp = float(np.exp(rng.uniform(np.log(1.0), np.log(12.0))))
+    landscape = bool(rng.random() < 0.4)
+    aspect = 16 / 9 if rng.random() < 0.15 else 4 / 3
+    marker = style_family(style) == "marker"
+    return {
+        "megapixels": round(mp, 3),
+        "aspect": round(aspect, 4),
+        "landscape": landscape,
+        "paper": "photocopy" if rng.random() < 0.2 else "print",
+        "tilt_deg": round(float(40 * np.sqrt(rng.random())), 2),
+        "azimuth_deg": round(float(rng.uniform(0, 360)), 2),
+        "roll_deg": round(float(rng.uniform(0, 360) if rng.random() < 0.6 else rng.normal(0, 8) + 90 * rng.integers(4)), 2),
+        "hfov_deg": round(float(rng.uniform(55, 78)), 2),
+        "fill": round(float(rng.uniform(0.55, 0.97)), 3),
+        "offset": [round(float(v), 3) for v in rng.uniform(-1, 1, 2)],
+        "k1": round(float(rng.uniform(-0.12, 0.06)), 4),
+        "k2": round(float(rng.uniform(-0.02, 0.02)), 4),
+        "bow_u": round(float(rng.uniform(0, 0.5) if rng.random() < 0.7 else 0.0), 3),
+        "bow_axis_deg": round(float(rng.uniform(0, 180)), 2),
+        "curl_u": round(float(rng.uniform(0, 0.6) if rng.random() < 0.4 else 0.0), 3),
+        "curl_axis_deg": round(float(rng.uniform(0, 360)), 2),
+        "exposure": round(float(rng.uniform(0.65, 1.15)), 3),
+        "light_gradient": round(float(rng.uniform(0, 0.5)), 3),
+        "light_angle_deg": round(float(rng.uniform(0, 360)), 2),
+        "shadow": round(float(rng.uniform(0.1, 0.5) if rng.random() < 0.5 else 0.0), 3),
+        "white_balance": [round(float(v), 3) for v in white_balance(rng)],
+        "glare": round(float(rng.uniform(0.2, 0.6) if marker and rng.random() < 0.4 else 0.0), 3),
+        "defocus_px": round(float(rng.uniform(0, 2.2) if rng.random() < 0.6 else 0.0), 2),
+        "motion_px": round(float(rng.uniform(1, 9) if rng.random() < 0.25 else 0.0), 2),
+        "motion_angle_deg": round(float(rng.uniform(0, 180)), 2),
+        "noise": round(float(rng.uniform(1, 9)), 2),
+        "jpeg_quality": int(rng.integers(40, 96)),
+        "second_sheet": bool(rng.random() < 0.2),
+        "fingers": int(rng.choice([0, 0, 1, 2])),
+    }
+
+
+def white_balance(rng: np.random.Generator) -> np.ndarray:
+    """Per-channel BGR gains: tungsten (warm) to shade (cool), plus a little green/magenta."""
+    temp = rng.uniform(-1, 1)
+    tint = rng.uniform(-0.05, 0.05)
+    return np.array([1 - 0.28 * temp, 1 + tint, 1 + 0.22 * temp])
+
+
+def photo_size(mp: float, aspect: float, landscape: bool) -> tuple[int, int]:
+    """(width, height) in pixels of a photo of ``mp`` megapixels."""
+    long = int(round(np.sqrt(mp * 1e6 * aspect)))
+    short = int(round(long / aspect))
+    return (long, short) if landscape else (short, long)
+
+
+# ---- the picture ----------------------------------------------------------------------------
+
+def camera_for(cond: dict[str, Any]) -> Camera:
+    """The camera (pose, lens, paper bend) that ``cond`` describes."""
+    w, h = photo_size(cond["megapixels"], cond["aspect"], cond["landscape"])
+    bend = Bend(cond["bow_u"], np.radians(cond["bow_axis_deg"]), cond["curl_u"], np.radians(cond["curl_axis_deg"]))
+    return place_camera(
+        w, h, tilt=np.radians(cond["tilt_deg"]), azimuth=np.radians(cond["azimuth_deg"]),
+        roll=np.radians(cond["roll_deg"]), hfov=np.radians(cond["hfov_deg"]), fill=cond["fill"],
+        offset=tuple(cond["offset"]), k1=cond["k1"], k2=cond["k2"], bend=bend,
+    )
+
+
+def warp_maps(camera: Camera, to_px: np.ndarray, light_angle: float = 0.0,
+              step: int = MAP_STEP) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Full-size remap tables (photo pixel → source pixel) and the bent paper's shading.
+
+    The camera model is evaluated exactly on a coarse lattice whose points sit where
+    ``cv2.resize``'s bilinear enlargement puts them (pixel ``(k + 0.5)·step − 0.5``), so the
+    enlarged tables agree with the model at every lattice point. ``to_px`` is the 2×3 affine from
+    grid units to source pixels. Shading: paper sloping towards the light (``light_angle``, in
+    sheet directions) is brighter, away from it darker.
+    """
+    gw, gh = -(-camera.width // step), -(-camera.height // step)
+    qx = (np.arange(gw) + 0.5) * step - 0.5
+    qy = (np.arange(gh) + 0.5) * step - 0.5
+    qxx, qyy = np.meshgrid(qx, qy)
+    sx, sy = camera.photo_to_sheet(qxx, qyy)
+    mx = to_px[0, 0] * sx + to_px[0, 1] * sy + to_px[0, 2]
+    my = to_px[1, 0] * sx + to_px[1, 1] * sy + to_px[1, 2]
+    bad = ~np.isfinite(mx) | ~np.isfinite(my)
+    mx[bad], my[bad] = -1e5, -1e5
+    shade = bend_shading(camera.bend, np.nan_to_num(sx), np.nan_to_num(sy), light_angle)
+    size = (gw * step, gh * step)
+    full = [cv2.resize(a.astype(np.float32), size, interpolation=cv2.INTER_LINEAR)[: camera.height, : camera.width]
+            for a in (mx, my, shade)]
+    return full[0], full[1], full[2]
+
+
+def bend_shading(bend: Bend, sx: np.ndarray, sy: np.ndarray, light_angle: float, strength: float = 0.6) -> np.ndarray:
+    """Brightness of bent paper (1 = flat): the slope towards the light, in height per unit."""
+    e = 0.05
+    gx = (bend.height(sx + e, sy) - bend.height(sx - e, sy)) / (2 * e)
+    gy = (bend.height(sx, sy + e) - bend.height(sx, sy - e)) / (2 * e)
+    slope = gx * np.cos(light_angle) + gy * np.sin(light_angle)
+    return np.clip(1 + strength * slope, 0.55, 1.35)
+
+
+def light_field(w: int, h: int, cond: dict[str, Any], rng: np.random.Generator) -> np.ndarray:
+    """Illumination (float32, ~1): exposure, a gradient, a soft spot and maybe a cast shadow."""
+    sw, sh = max(4, w // 16), max(4, h // 16)
+    yy, xx = np.mgrid[0:sh, 0:sw].astype(np.float32)
+    xx, yy = xx / sw - 0.5, yy / sh - 0.5
+    a = np.radians(cond["light_angle_deg"])
+    field_ = 1 + cond["light_gradient"] * (xx * np.cos(a) + yy * np.sin(a))
+    sx, sy = rng.uniform(-0.5, 0.5, 2)
+    field_ += 0.15 * np.exp(-((xx - sx) ** 2 + (yy - sy) ** 2) / rng.uniform(0.05, 0.3))
+    if cond["shadow"] > 0:
+        mask = np.zeros((sh, sw), np.float32)
+        centre = (float(rng.uniform(0, sw)), float(rng.uniform(0, sh)))
+        box = cv2.boxPoints((centre, (float(rng.uniform(0.3, 0.9) * sw), float(rng.uniform(0.3, 0.9) * sh)), float(rng.uniform(0, 180))))
+        cv2.fillConvexPoly(mask, box.astype(np.int32), 1.0)
+        mask = cv2.GaussianBlur(mask, (0, 0), rng.uniform(0.02, 0.08) * max(sw, sh) + 0.5)
+        field_ *= 1 - cond["shadow"] * mask
+    field_ *= cond["exposure"]
+    return cv2.resize(field_, (w, h), interpolation=cv2.INTER_LINEAR)
+
+
+FINGER_SIDES = {  # where a finger may rest (sheet units): tip range along the inward axis, and direction
+    "left": ((-0.95, -0.4), (1.0, 0.0)),
+    "right": ((11.35, 11.8), (-1.0, 0.0)),
+    "top": ((-3.6, -2.7), (0.0, 1.0)),
+    "bottom": ((14.65, 15.1), (0.0, -1.0)),
+}
+
+
+def draw_fingers(img: np.ndarray, camera: Camera, n: int, rng: np.random.Generator) -> list[list[float]]:
+    """Fingers holding the sheet by its margins (in place); returns their tip positions in units."""
+    g = GEOMETRY.sheet
+    tips = []
+    for _ in range(n):
+        side = str(rng.choice(list(FINGER_SIDES)))
+        (lo, hi), inward = FINGER_SIDES[side]
+        depth = rng.uniform(lo, hi)
+        if side in ("left", "right"):
+            tip = np.array([depth, rng.uniform(0.5, 10.5)])
+        else:
+            tip = np.array([rng.uniform(g.x0 + 1, g.x1 - 1), depth])
+        ang = np.arctan2(-inward[1], -inward[0]) + rng.normal(0, 0.35)
+        out = np.array([np.cos(ang), np.sin(ang)])
+        side_v = np.array([-out[1], out[0]])
+        width = rng.uniform(0.38, 0.5)
+        centre = tip + out * width  # the round fingertip's centre; ``tip`` is its innermost point
+        arc = [centre + width * (np.sin(t) * side_v - np.cos(t) * out) for t in np.linspace(-np.pi / 2, np.pi / 2, 12)]
+        outline = np.array(arc + [centre + out * 6 + side_v * width * 1.15, centre + out * 6 - side_v * width * 1.15])
+        pts = camera.sheet_to_photo(outline[:, 0], outline[:, 1]).astype(np.float32)
+        h, w = img.shape[:2]
+        x0, y0 = np.floor(pts.min(axis=0)).astype(int) - 20
+        x1, y1 = np.ceil(pts.max(axis=0)).astype(int) + 20
+        x0, y0, x1, y1 = max(0, x0), max(0, y0), min(w, x1), min(h, y1)
+        if x1 <= x0 or y1 <= y0:
+            continue
+        mask = np.zeros((y1 - y0, x1 - x0), np.float32)
+        cv2.fillPoly(mask, [np.round((pts - (x0, y0)) * 16).astype(np.int32)], 1.0, cv2.LINE_AA, 4)
+        px_per_u = float(np.linalg.norm(pts[0] - pts[11])) / (2 * width)
+        soft = cv2.GaussianBlur(mask, (0, 0), max(0.8, px_per_u * 0.03))
+        shadow = cv2.GaussianBlur(np.roll(mask, (int(px_per_u * 0.08), int(px_per_u * 0.08)), (0, 1)), (0, 0), max(1.0, px_per_u * 0.12))
+        roundness = cv2.GaussianBlur(mask, (0, 0), max(1.0, px_per_u * 0.15))
+        skin = np.array(rng.choice([[150, 175, 225], [120, 150, 200], [80, 110, 160], [60, 80, 120]]), np.float32) * rng.uniform(0.85, 1.1)
+        region = img[y0:y1, x0:x1]
+        region *= (1 - 0.35 * shadow * (1 - soft))[:, :, None]
+        shade = (0.65 + 0.45 * roundness)[:, :, None] * skin[None, None, :]
+        region[:] = region * (1 - soft[:, :, None]) + shade * soft[:, :, None]
+        tips.append([round(float(tip[0]), 3), round(float(tip[1]), 3)])
+    return tips
+
+
+def motion_kernel(length: float, angle: float) -> np.ndarray:
+    """A normalised line kernel for motion blur."""
+    size = int(np.ceil(length)) | 1
+    k = np.zeros((size, size), np.float32)
+    c = size / 2 - 0.5
+    d = np.array([np.cos(angle), np.sin(angle)]) * length / 2
+    cv2.line(k, (int(round((c - d[0]) * 16)), int(round((c - d[1]) * 16))), (int(round((c + d[0]) * 16)), int(round((c + d[1]) * 16))), 1.0, 1, cv2.LINE_AA, 4)
+    return k / max(k.sum(), 1e-6)
+
+
+# ---- the public entry point -----------------------------------------------------------------
+
+def pick(rng: np.random.Generator, name: str | None, family: str | None, families: dict[str, tuple[str, ...]],
+         names: tuple[str, ...], what: str) -> str:
+    """A style/background: the one named, else a random one of ``family``, else any."""
+    if name is not None:
+        if name not in names:
+            raise ValueError(f"unknown {what} {name!r}: expected one of {', '.join(names)}")
+        return name
+    if family is not None:
+        if family not in families:
+            raise ValueError(f"unknown {what} family {family!r}: expected one of {', '.join(families)}")
+        return str(rng.choice(families[family]))
+    return str(rng.choice(names))
+
+
+def make_photo(seed: int, *, sheet: Sheet | None = None, style: str | None = None,
+               condition: dict | None = None, megapixels: float | None = None,
+               style_family: str | None = None, background: str | None = None,
+               background_family: str | None = None, side: str | None = None) -> SynthPhoto:
+    """One synthetic phone photo of a filled-in sheet and its truth; the same seed gives the same photo."""
+    # one independent stream per decision, so pinning one choice leaves the others as they were
+    maps_rng, style_rng, bg_rng, cond_rng, ink_rng, rng = (
+        np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(6))
+    source = "given"
+    if sheet is None:
+        sheet, source = choose_sheet(maps_rng, side)
+    style = pick(style_rng, style, style_family, STYLE_FAMILIES, STYLES, "style")
+    background = pick(bg_rng, background, background_family, BACKGROUND_FAMILIES, BACKGROUNDS, "background")
+    cond = sample_conditions(cond_rng, style)
+    if megapixels is not None:
+        cond["megapixels"] = float(megapixels)
+    for key, value in (condition or {}).items():
+        if key not in cond:
+            raise ValueError(f"unknown photo condition {key!r}: expected some of {', '.join(sorted(cond))}")
+        cond[key] = value
+    camera = camera_for(cond)
+    px_per_u = float(np.clip(camera.local_scale() * 1.05, MIN_PX_PER_U, MAX_PX_PER_U))
+    drawn = draw_sheet(sheet, style, ink_rng, px_per_u=px_per_u, variant=cond["paper"])
+    w, h = camera.width, camera.height
+
+    img = make_background(background, w, h, rng)
+    if cond["second_sheet"]:
+        second_sheet(img, rng)
+    mx, my, shade = warp_maps(camera, drawn.rendered.affine, np.radians(cond["light_angle_deg"]))
+    paper = cv2.remap(drawn.image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT).astype(np.float32)
+    alpha = cv2.remap(drawn.alpha, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT).astype(np.float32) / 255
+    paper *= shade[:, :, None]
+    # the sheet's own soft shadow on the table, then the sheet
+    drop = cv2.GaussianBlur(alpha, (0, 0), max(1.0, 0.004 * max(w, h)))
+    img *= (1 - 0.25 * drop * (1 - alpha))[:, :, None]
+    img = img * (1 - alpha[:, :, None]) + paper * alpha[:, :, None]
+    del paper, mx, my
+    tips = draw_fingers(img, camera, int(cond["fingers"]), rng)
+    img *= light_field(w, h, cond, rng)[:, :, None]
+    img *= np.array(cond["white_balance"], np.float32)[None, None, :]
+    if cond["glare"] > 0:
+        gx, gy = camera.sheet_to_photo(rng.uniform(1, 10), rng.uniform(1, 10))
+        glare = np.zeros((h // 8 + 1, w // 8 + 1), np.float32)
+        cv2.ellipse(glare, (int(gx / 8), int(gy / 8)), (int(w / 40) + 1, int(h / 60) + 1), float(rng.uniform(0, 180)), 0, 360, 1.0, -1)
+        glare = cv2.resize(cv2.GaussianBlur(glare, (0, 0), w / 200 + 1), (w, h))
+        img += (255 * cond["glare"] * glare)[:, :, None]
+    scale = max(w, h) / 4000  # blur and noise sizes are given for a 12 MP photo
+    if cond["defocus_px"] > 0.3:
+        img = cv2.GaussianBlur(img, (0, 0), cond["defocus_px"] * scale + 0.01)
+    if cond["motion_px"] >= 1:
+        img = cv2.filter2D(img, -1, motion_kernel(max(1.0, cond["motion_px"] * scale), np.radians(cond["motion_angle_deg"])))
+    noise = rng.standard_normal((h, w), dtype=np.float32) * cond["noise"]
+    img += noise[:, :, None] * np.sqrt(np.clip(img, 1, 255) / 128)
+    out = np.clip(img, 0, 255).astype(np.uint8)
+    ok, jpeg = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(cond["jpeg_quality"])])
+    if not ok:
+        raise RuntimeError("JPEG encoding failed")
+    truth = photo_truth(drawn, camera, cond, style, background, source, seed, px_per_u, tips)
+    return SynthPhoto(jpeg.tobytes(), truth, drawn)
+
+
+def photo_truth(drawn: DrawnSheet, camera: Camera, cond: dict, style: str, background: str,
+                source: str, seed: int, px_per_u: float, tips: list) -> dict:
+    """The truth JSON of one photo (``docs/synth.md`` describes every field)."""
+    xs, ys = np.meshgrid(np.arange(GRID + 1, dtype=float), np.arange(GRID + 1, dtype=float))
+    inter = camera.sheet_to_photo(xs, ys)  # [j][i] = grid point x=i, y=j
+    corners = camera.sheet_to_photo(np.array([0.0, GRID, GRID, 0.0]), np.array([0.0, 0.0, GRID, GRID]))
+    g = GEOMETRY
+    coins = np.array([g.coin_centre(i) for i in range(g.coin_count)])
+    sheet_box = camera.sheet_to_photo(np.array([g.sheet.x0, g.sheet.x1, g.sheet.x1, g.sheet.x0]),
+                                      np.array([g.sheet.y0, g.sheet.y0, g.sheet.y1, g.sheet.y1]))
+    r2 = lambda a: np.round(a, 3).tolist()  # noqa: E731
+    t = dict(drawn.truth)
+    t.update({
+        "seed": seed,
+        "map_source": source,
+        "style_family": style_family(style),
+        "background": background,
+        "background_family": background_family(background),
+        "conditions": cond,
+        "width": camera.width,
+        "height": camera.height,
+        "grid_corners": r2(corners),
+        "intersections": r2(inter),
+        "coin_centres": r2(camera.sheet_to_photo(coins[:, 0], coins[:, 1])),
+        "sheet_corners": r2(sheet_box),
+        "coins": drawn.truth["sheet"]["coins"],
+        "render_px_per_u": round(px_per_u, 3),
+        "finger_tips_u": tips,
+    })
+    return t
