@@ -1,6 +1,7 @@
 """The tournament database: tables and how to open it, through SQLAlchemy 2.
 
-One SQLite file by default (``CARTOGRAPHERS_DATABASE_URL`` unset): WAL mode so readers never wait
+One SQLite file by default (``CARTOGRAPHERS_DATABASE_URL`` unset:
+``~/.local/share/cartographers/games.sqlite3``): WAL mode so readers never wait
 for the writer, a busy timeout so concurrent writers queue instead of failing, foreign keys on,
 and every write transaction started with ``BEGIN IMMEDIATE`` so two uploads never both read and
 then both try to upgrade to writing (SQLite's classic "database is locked"). Any SQLAlchemy URL
@@ -22,14 +23,14 @@ import uuid
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, Mapping
 
 from sqlalchemy import JSON, DateTime, ForeignKey, Integer, String, UniqueConstraint, create_engine, event
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, relationship, sessionmaker
 
 DATABASE_URL_ENV = "CARTOGRAPHERS_DATABASE_URL"
-DEFAULT_SQLITE_FILE = "cartographers-games.sqlite3"
+DEFAULT_SQLITE_NAME = "games.sqlite3"
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 
 
@@ -95,10 +96,16 @@ class SeasonSheetRow(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
-def default_database_url(env: dict[str, str] | None = None) -> str:
-    """``CARTOGRAPHERS_DATABASE_URL`` if set, else a SQLite file in the current folder."""
+def data_dir(env: Mapping[str, str] | None = None) -> Path:
+    """Where the product keeps its files: ``$XDG_DATA_HOME/cartographers`` (``~/.local/share/...``)."""
     env = os.environ if env is None else env
-    return env.get(DATABASE_URL_ENV, "").strip() or sqlite_url(DEFAULT_SQLITE_FILE)
+    return Path(env.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / "cartographers"
+
+
+def default_database_url(env: Mapping[str, str] | None = None) -> str:
+    """``CARTOGRAPHERS_DATABASE_URL`` if set, else the SQLite file ``games.sqlite3`` in :func:`data_dir`."""
+    env = os.environ if env is None else env
+    return env.get(DATABASE_URL_ENV, "").strip() or sqlite_url(data_dir(env) / DEFAULT_SQLITE_NAME)
 
 
 def sqlite_url(path: str | Path) -> str:
