@@ -36,7 +36,8 @@ STATIC = Path(__file__).parent / "static"
 PAGE_CSP = "default-src 'self'; img-src 'self' blob: data:; style-src 'self'; script-src 'self'"
 #: PhotoError codes that keep their own name in answers; any other is ``unreadable-photo``.
 PHOTO_CODES = {"empty-file", "not-an-image", "too-many-pixels", "heic-unsupported", "no-grid", "wrong-side"}
-READABLE_KINDS = {"jpeg", "png", "webp", "bmp", "tiff"}
+#: Kinds handed to the reader; it answers ``heic-unsupported`` itself when it lacks the HEIC extra.
+READABLE_KINDS = {"jpeg", "png", "webp", "bmp", "tiff", "heic", "gif"}
 #: Errors every route that does work can answer: body too large, a bug, over the time limit.
 WORK_ERRORS = ("too-large", "internal-error", "timeout")
 
@@ -49,6 +50,14 @@ def photo_reader() -> tuple[Callable, type] | None:
         return vision.read_photo, vision.PhotoError
     except (ImportError, AttributeError):
         return None
+
+
+def model_missing_error() -> type[Exception] | tuple:
+    """The reader's "no trained model" error, so it can answer 503 rather than 500."""
+    try:
+        return importlib.import_module("vision.classify").ModelMissingError
+    except (ImportError, AttributeError):
+        return ()
 
 
 def validator() -> Callable | None:
@@ -128,6 +137,8 @@ def read_sheet_photo(data: bytes, side: str | None):
     read_photo, photo_error = reader
     try:
         return read_photo(data, side=side)
+    except model_missing_error() as e:
+        raise ApiError("reader-unavailable", f"the photo reader has no trained model: {e}") from None
     except photo_error as e:
         code = getattr(e, "code", "")
         message = getattr(e, "message", "") or str(e)
@@ -149,12 +160,8 @@ def check_photo(data: bytes, settings: Settings) -> None:
     if not data:
         raise ApiError("empty-file", "the uploaded photo is empty (0 bytes)", "photo")
     kind = image_kind(data)
-    if kind == "heic":
-        raise ApiError("heic-unsupported", "HEIC/HEIF photos are not supported; set the camera to "
-                       "'Most Compatible' (JPEG) or send a screenshot", "photo")
     if kind not in READABLE_KINDS:
-        what = "a GIF" if kind == "gif" else "not an image"
-        raise ApiError("not-an-image", f"the upload is {what}; send a JPEG, PNG, WebP, BMP or TIFF photo", "photo")
+        raise ApiError("not-an-image", "the upload is not an image; send a photo (JPEG, PNG, WebP or HEIC)", "photo")
     size = image_size(data, kind)
     if size and size[0] * size[1] > settings.max_pixels:
         raise ApiError("too-many-pixels", f"the photo is {size[0]}×{size[1]} = {size[0] * size[1]:,} pixels; "
