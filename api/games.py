@@ -237,7 +237,7 @@ def upload_season(store: Store, game_id: str, player: str, season: str, sheet: S
         sheets = _sheets(s, game_id)
         existing = sheets.get((me.id, index))
         if existing is not None and not replace:
-            raise GameError("season-conflict", f"{player}'s {season} sheet is already in; send replace=true to correct it")
+            raise GameError("season-conflict", f"{player}'s {season} sheet is already in; to correct it, send it again with replace (HTTP replace=true, CLI --replace)")
         if any((me.id, later) in sheets for later in range(index + 1, 4)):
             later = next(SEASON_NAMES[k] for k in range(index + 1, 4) if (me.id, k) in sheets)
             raise GameError("season-conflict", f"{player}'s {later} sheet is already in, so {season} can no longer change")
