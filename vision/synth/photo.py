@@ -64,7 +64,7 @@ def sample_conditions(rng: np.random.Generator, style: str) -> dict[str, Any]:
         "bow_axis_deg": round(float(rng.uniform(0, 180)), 2),
         "curl_u": round(float(rng.uniform(0, 0.6) if rng.random() < 0.4 else 0.0), 3),
         "curl_axis_deg": round(float(rng.uniform(0, 360)), 2),
-        "exposure": round(float(rng.uniform(0.65, 1.15)), 3),
+        "exposure": round(float(rng.uniform(0.7, 1.08)), 3),
         "light_gradient": round(float(rng.uniform(0, 0.5)), 3),
         "light_angle_deg": round(float(rng.uniform(0, 360)), 2),
         "shadow": round(float(rng.uniform(0.1, 0.5) if rng.random() < 0.5 else 0.0), 3),
@@ -158,8 +158,14 @@ def light_field(w: int, h: int, cond: dict[str, Any], rng: np.random.Generator) 
         cv2.fillConvexPoly(mask, box.astype(np.int32), 1.0)
         mask = cv2.GaussianBlur(mask, (0, 0), rng.uniform(0.02, 0.08) * max(sw, sh) + 0.5)
         field_ *= 1 - cond["shadow"] * mask
-    field_ *= cond["exposure"]
     return cv2.resize(field_, (w, h), interpolation=cv2.INTER_LINEAR)
+
+
+def auto_exposure(img: np.ndarray, exposure: float) -> float:
+    """The phone's exposure gain: bright parts (97th percentile) brought to ``235 × exposure``."""
+    sample = img[::8, ::8].mean(axis=2)
+    bright = float(np.percentile(sample, 97))
+    return float(np.clip(235.0 * exposure / max(bright, 1.0), 0.3, 3.0))
 
 
 FINGER_SIDES = {  # where a finger may rest (sheet units): tip range along the inward axis, and direction
@@ -277,6 +283,7 @@ def make_photo(seed: int, *, sheet: Sheet | None = None, style: str | None = Non
     tips = draw_fingers(img, camera, int(cond["fingers"]), rng)
     img *= light_field(w, h, cond, rng)[:, :, None]
     img *= np.array(cond["white_balance"], np.float32)[None, None, :]
+    img *= auto_exposure(img, cond["exposure"])
     if cond["glare"] > 0:
         gx, gy = camera.sheet_to_photo(rng.uniform(1, 10), rng.uniform(1, 10))
         glare = np.zeros((h // 8 + 1, w // 8 + 1), np.float32)
