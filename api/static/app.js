@@ -191,8 +191,11 @@ function renderOverlay() {
   svg.replaceChildren();
   if (!reading || !reading.cell_outlines?.length) return;
   const img = $("photo-img");
-  const size = () => svg.setAttribute("viewBox", `0 0 ${img.naturalWidth || 1} ${img.naturalHeight || 1}`);
-  if (img.complete) size(); else img.addEventListener("load", size, { once: true });
+  const size = () => {  // the reader's upright photo size; the browser's, for an older reader
+    const [w, h] = reading.photo_size || [img.naturalWidth || 1, img.naturalHeight || 1];
+    svg.setAttribute("viewBox", `0 0 ${w} ${h}`);
+  };
+  if (reading.photo_size || img.complete) size(); else img.addEventListener("load", size, { once: true });
   const lit = highlighted();
   const unsure = new Set((reading.low_confidence_cells || []).map(key));
   reading.cell_outlines.forEach((row, r) => row.forEach((quad, c) => {
