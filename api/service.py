@@ -191,7 +191,7 @@ class BodyLimit:
             return await self.app(scope, receive, send)
         declared = dict(scope["headers"]).get(b"content-length")
         if declared and declared.isdigit() and int(declared) > self.limit:
-            return await self.refuse(int(declared), scope, receive, send)
+            return await self.refuse(f"{int(declared):,} bytes", scope, receive, send)
         chunks, total, more = [], 0, True
         while more:
             message = await receive()
@@ -201,7 +201,7 @@ class BodyLimit:
             total += len(chunks[-1])
             more = message.get("more_body", False)
             if total > self.limit:
-                return await self.refuse(total, scope, receive, send)
+                return await self.refuse(f"more than {self.limit:,} bytes", scope, receive, send)
         body, sent = b"".join(chunks), False
 
         async def replay():
@@ -213,10 +213,9 @@ class BodyLimit:
 
         await self.app(scope, replay, send)
 
-    async def refuse(self, size: int, scope, receive, send):
-        mb = self.limit / 1_000_000
-        response = error_response("too-large", f"the request is {'over ' if size else ''}{size:,} bytes; "
-                                  f"the limit is {self.limit:,} bytes ({mb:g} MB)")
+    async def refuse(self, size: str, scope, receive, send):
+        response = error_response("too-large", f"the request is {size}; the limit is {self.limit:,} bytes "
+                                  f"({self.limit / 1_000_000:g} MB)")
         await response(scope, receive, send)
 
 
