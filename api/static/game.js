@@ -1,0 +1,144 @@
+// The "game" view: create or open a tracked game, upload season sheets, follow the standings.
+// Talks only to /v1/games and /v1/cards on this server.
+
+const $ = (id) => document.getElementById(id);
+const state = { game: null, cards: [] };
+
+async function api(path, options = {}) {
+  const r = await fetch(path, options);
+  const body = await r.json().catch(() => ({ code: "bad-json", message: `HTTP ${r.status}` }));
+  if (!r.ok) throw Object.assign(new Error(body.message || `HTTP ${r.status}`), body);
+  return body;
+}
+
+function say(el, text, kind = "") {
+  el.textContent = text;
+  el.className = `status ${kind}`;
+}
+
+function cardPickers() {
+  const box = $("card-pickers");
+  const backs = [...new Set(state.cards.map((c) => c.back))];
+  ["A", "B", "C", "D"].forEach((edict, i) => {
+    const wrap = document.createElement("div");
+    wrap.className = "card-picker";
+    const label = document.createElement("label");
+    label.htmlFor = `edict-${edict}`;
+    label.textContent = `Edict ${edict}`;
+    const select = document.createElement("select");
+    select.id = `edict-${edict}`;
+    for (const c of state.cards.filter((c) => c.back === backs[i % backs.length])) {
+      select.append(new Option(c.name, c.slug));
+    }
+    wrap.append(label, select);
+    box.append(wrap);
+  });
+}
+
+async function listGames(selected) {
+  const { games } = await api("/v1/games");
+  const select = $("open-id");
+  select.replaceChildren(...games.map((g) => new Option(`${g.name || g.id} — ${g.players.join(", ")}`, g.id)));
+  if (selected) select.value = selected;
+}
+
+async function openGame(id) {
+  state.game = await api(`/v1/games/${encodeURIComponent(id)}`);
+  history.replaceState(null, "", `?id=${state.game.id}`);
+  $("game-label").textContent = `(${state.game.name || state.game.id}, side ${state.game.side})`;
+  $("player").replaceChildren(...state.game.players.map((p) => new Option(`${p.seat + 1}. ${p.name}`, p.name)));
+  $("upload-panel").hidden = false;
+  $("standings-panel").hidden = false;
+  say($("status"), `Game ${state.game.id}: edicts ${Object.entries(state.game.edicts).map(([e, c]) => `${e} ${c}`).join(", ")}`, "ok");
+  await showStandings();
+}
+
+function cell(tag, text, cls = "") {
+  const el = document.createElement(tag);
+  el.textContent = text;
+  if (cls) el.className = cls;
+  return el;
+}
+
+async function showStandings() {
+  const data = await api(`/v1/games/${state.game.id}/standings`);
+  const out = $("standings");
+  out.replaceChildren();
+  if (!data.seasons.length) out.append(cell("p", "No season sheets yet.", "hint"));
+  for (const season of data.seasons) {
+    const table = document.createElement("table");
+    table.className = "score";
+    const caption = cell("caption", `After ${season.season}${season.complete ? "" : " (not every sheet in yet)"}`);
+    const head = document.createElement("thead");
+    const hr = document.createElement("tr");
+    for (const h of ["Place", "Player", "Season", "Total", "Monster stars lost"]) hr.append(cell("th", h));
+    head.append(hr);
+    const body = document.createElement("tbody");
+    const seasonTotal = Object.fromEntries(season.scores.map((s) => [s.player, s.season_total]));
+    for (const st of season.standings) {
+      const tr = document.createElement("tr");
+      tr.append(cell("td", st.place), cell("td", st.player), cell("td", seasonTotal[st.player] ?? "–", "num"),
+        cell("td", st.total, "num"), cell("td", st.monster_stars_lost, "num"));
+      body.append(tr);
+    }
+    table.append(caption, head, body);
+    out.append(table);
+  }
+  if (data.final) out.append(cell("p", `Final: ${data.final.map((s) => `${s.place}. ${s.player} (${s.total})`).join(", ")}`, "verdict legal"));
+}
+
+async function upload(file) {
+  const form = new FormData();
+  const isSheet = /\.(json|txt)$/i.test(file.name);
+  if (isSheet) form.append("sheet", await file.text());
+  else form.append("photo", file);
+  form.append("replace", $("replace").checked ? "true" : "false");
+  const player = $("player").value;
+  const season = $("season").value;
+  say($("upload-status"), `Reading and checking ${player}'s ${season} sheet…`);
+  $("upload-reasons").replaceChildren();
+  try {
+    const r = await api(`/v1/games/${state.game.id}/players/${encodeURIComponent(player)}/seasons/${season}`,
+      { method: "POST", body: form });
+    const s = r.score;
+    say($("upload-status"), `${player}, ${season}: ${s.total} (${s.edicts.map((e) => `${e.card} ${e.stars}`).join(" + ")}` +
+      ` + ${s.coins} coins − ${s.monster_penalty} monsters); legality ${r.checks.legality.verdict}`, "ok");
+    await showStandings();
+  } catch (e) {
+    say($("upload-status"), `${e.code || "error"}: ${e.message}`, "error");
+    for (const reason of e.reasons || []) $("upload-reasons").append(cell("li", reason.message));
+  }
+}
+
+async function create(event) {
+  event.preventDefault();
+  const players = $("players").value.split("\n").map((s) => s.trim()).filter(Boolean);
+  const cards = ["A", "B", "C", "D"].map((e) => $(`edict-${e}`).value);
+  try {
+    const game = await api("/v1/games", {
+      method: "POST", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ name: $("name").value, players, side: $("side").value, cards }),
+    });
+    await listGames(game.id);
+    await openGame(game.id);
+  } catch (e) {
+    say($("status"), `${e.code || "error"}: ${e.message}`, "error");
+  }
+}
+
+async function start() {
+  try {
+    state.cards = (await api("/v1/cards")).cards;
+    cardPickers();
+    const id = new URLSearchParams(location.search).get("id");
+    await listGames(id);
+    if (id) await openGame(id);
+  } catch (e) {
+    say($("status"), `${e.code || "error"}: ${e.message}`, "error");
+  }
+  $("create").addEventListener("submit", create);
+  $("open").addEventListener("click", () => openGame($("open-id").value).catch((e) => say($("status"), e.message, "error")));
+  $("sheet-file").addEventListener("change", (ev) => { if (ev.target.files[0]) upload(ev.target.files[0]); ev.target.value = ""; });
+}
+
+start();
