@@ -37,18 +37,31 @@ def rotated_coords(h: int, w: int, angle: float) -> tuple[np.ndarray, np.ndarray
 
 
 def wood(h: int, w: int, rng: np.random.Generator, dark: bool) -> np.ndarray:
-    """Planks with grain rings and knots."""
-    along, across = rotated_coords(h, w, float(rng.uniform(0, np.pi)))
-    plank_w = rng.uniform(0.15, 0.35) * max(h, w)
-    plank = np.floor(across / plank_w)
-    warp = smooth_noise((h, w), max(h, w) / 6, rng) * 8
-    grain = np.sin((across + warp * 3 + plank * 37.0) * rng.uniform(0.15, 0.4)) * 0.5 + 0.5
-    fine = smooth_noise((h, w), 2, rng) * 0.05
-    shade = 0.85 + 0.15 * grain + fine + 0.08 * np.sin(plank * 12.9898) + 0.05 * smooth_noise((h, w), max(h, w) / 4, rng)
-    gap = (np.abs(across / plank_w - np.round(across / plank_w)) * plank_w < 1.2).astype(np.float32)
-    shade *= 1 - 0.45 * gap
-    base = np.array([60, 95, 140] if dark else [110, 160, 205], np.float32) * rng.uniform(0.8, 1.1, 3)
-    return shade[:, :, None] * base[None, None, :]
+    """Planks: long streaky grain along the boards, a few knots, dark gaps between boards."""
+    size = int(np.hypot(h, w)) + 2  # draw axis-aligned on a square, then rotate into the frame
+    plank_w = rng.uniform(0.12, 0.3) * size
+    xs = np.arange(size, dtype=np.float32)
+    plank = np.floor(xs / plank_w)
+    # grain: noise that is long along the boards (rows) and fine across them (columns)
+    streaks = cv2.resize(rng.standard_normal((max(2, size // 60), size)).astype(np.float32), (size, size),
+                         interpolation=cv2.INTER_CUBIC)
+    streaks += 0.5 * cv2.resize(rng.standard_normal((max(2, size // 15), size // 2)).astype(np.float32), (size, size),
+                                interpolation=cv2.INTER_CUBIC)
+    tone = 1 + 0.07 * np.sin(plank * 12.9898 + rng.uniform(0, 6))[None, :]  # boards differ a little
+    shade = tone + 0.06 * streaks + 0.04 * smooth_noise((size, size), size / 5, rng)
+    for _ in range(int(rng.integers(0, 4))):  # knots
+        cx, cy = rng.uniform(0, size, 2)
+        r = rng.uniform(0.01, 0.03) * size
+        yy, xx = np.ogrid[:size, :size]
+        d = np.hypot((xx - cx) / r, (yy - cy) / (r * 2.5))
+        shade -= 0.25 * np.exp(-d * d) * (1 + 0.5 * np.sin(d * 6))
+    gap = (np.abs(xs / plank_w - np.round(xs / plank_w)) * plank_w < max(1.0, size / 600)).astype(np.float32)
+    shade *= 1 - 0.5 * gap[None, :]
+    base = np.array([50, 80, 120] if dark else [115, 165, 205], np.float32) * rng.uniform(0.85, 1.1, 3)
+    img = shade[:, :, None] * base[None, None, :]
+    m = cv2.getRotationMatrix2D((size / 2, size / 2), float(rng.uniform(0, 180)), 1.0)
+    m[:, 2] -= ((size - w) / 2, (size - h) / 2)
+    return cv2.warpAffine(img.astype(np.float32), m, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
 
 
 def cloth(h: int, w: int, rng: np.random.Generator, checked: bool) -> np.ndarray:

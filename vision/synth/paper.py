@@ -171,12 +171,12 @@ def parchment(shape: tuple[int, int], rgb, px_per_u: float, rng: np.random.Gener
 
 
 def torn_edge(shape: tuple[int, int], px_per_u: float, rng: np.random.Generator) -> np.ndarray:
-    """Paper mask with an irregular edge, eaten in by up to ~0.08 u."""
+    """Paper mask with an irregular edge, eaten in by up to ~0.1 u."""
     h, w = shape
-    margin = 0.04 * px_per_u + 0.05 * px_per_u * (1 + smooth_noise(shape, 0.5 * px_per_u, rng))
+    margin = 0.03 * px_per_u + np.clip(0.025 * px_per_u * (1 + smooth_noise(shape, 0.4 * px_per_u, rng)), 0, 0.08 * px_per_u)
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
     dist = np.minimum(np.minimum(xx, w - 1 - xx), np.minimum(yy, h - 1 - yy))
-    return np.clip((dist - margin) * 2 + 128, 0, 255).astype(np.uint8)
+    return np.clip((dist - margin) * 170 + 128, 0, 255).astype(np.uint8)  # ~1.5 px soft edge
 
 
 def photocopy(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:

@@ -56,8 +56,8 @@ def sample_conditions(rng: np.random.Generator, style: str) -> dict[str, Any]:
         "azimuth_deg": round(float(rng.uniform(0, 360)), 2),
         "roll_deg": round(float(rng.uniform(0, 360) if rng.random() < 0.6 else rng.normal(0, 8) + 90 * rng.integers(4)), 2),
         "hfov_deg": round(float(rng.uniform(55, 78)), 2),
-        "fill": round(float(rng.uniform(0.55, 0.97)), 3),
-        "offset": [round(float(v), 3) for v in rng.uniform(-1, 1, 2)],
+        "fill": round(float(0.98 - 0.4 * rng.random() ** 2), 3),  # people fill the frame, mostly
+        "offset": [round(float(v), 3) for v in np.clip(rng.normal(0, 0.4, 2), -1, 1)],
         "k1": round(float(rng.uniform(-0.12, 0.06)), 4),
         "k2": round(float(rng.uniform(-0.02, 0.02)), 4),
         "bow_u": round(float(rng.uniform(0, 0.5) if rng.random() < 0.7 else 0.0), 3),
@@ -191,10 +191,10 @@ def draw_fingers(img: np.ndarray, camera: Camera, n: int, rng: np.random.Generat
         ang = np.arctan2(-inward[1], -inward[0]) + rng.normal(0, 0.35)
         out = np.array([np.cos(ang), np.sin(ang)])
         side_v = np.array([-out[1], out[0]])
-        width = rng.uniform(0.38, 0.5)
+        width = rng.uniform(0.45, 0.62)  # half a finger's width: a cell is about 16 mm
         centre = tip + out * width  # the round fingertip's centre; ``tip`` is its innermost point
         arc = [centre + width * (np.sin(t) * side_v - np.cos(t) * out) for t in np.linspace(-np.pi / 2, np.pi / 2, 12)]
-        outline = np.array(arc + [centre + out * 6 + side_v * width * 1.15, centre + out * 6 - side_v * width * 1.15])
+        outline = np.array(arc + [centre + out * 4 + side_v * width * 1.2, centre + out * 4 - side_v * width * 1.2])
         pts = camera.sheet_to_photo(outline[:, 0], outline[:, 1]).astype(np.float32)
         h, w = img.shape[:2]
         x0, y0 = np.floor(pts.min(axis=0)).astype(int) - 20
@@ -208,10 +208,17 @@ def draw_fingers(img: np.ndarray, camera: Camera, n: int, rng: np.random.Generat
         soft = cv2.GaussianBlur(mask, (0, 0), max(0.8, px_per_u * 0.03))
         shadow = cv2.GaussianBlur(np.roll(mask, (int(px_per_u * 0.08), int(px_per_u * 0.08)), (0, 1)), (0, 0), max(1.0, px_per_u * 0.12))
         roundness = cv2.GaussianBlur(mask, (0, 0), max(1.0, px_per_u * 0.15))
-        skin = np.array(rng.choice([[150, 175, 225], [120, 150, 200], [80, 110, 160], [60, 80, 120]]), np.float32) * rng.uniform(0.85, 1.1)
+        skin = np.array(rng.choice([[160, 180, 230], [135, 160, 215], [95, 125, 180], [60, 85, 130]]), np.float32) * rng.uniform(0.9, 1.08)
         region = img[y0:y1, x0:x1]
         region *= (1 - 0.35 * shadow * (1 - soft))[:, :, None]
-        shade = (0.65 + 0.45 * roundness)[:, :, None] * skin[None, None, :]
+        shade = (0.55 + 0.5 * roundness)[:, :, None] * skin[None, None, :]
+        nail = np.zeros_like(mask)  # a paler nail near the tip
+        nail_pts = camera.sheet_to_photo(*(centre + out * width * 0.35 + np.array([[0, 0]]))[0])
+        cv2.ellipse(nail, (int(nail_pts[0] - x0), int(nail_pts[1] - y0)),
+                    (max(1, int(px_per_u * width * 0.55)), max(1, int(px_per_u * width * 0.75))),
+                    float(np.degrees(np.arctan2(*(pts[11] - pts[0])[::-1]))), 0, 360, 1.0, -1, cv2.LINE_AA)
+        nail = cv2.GaussianBlur(nail, (0, 0), max(0.8, px_per_u * 0.05)) * soft
+        shade += (nail * 40)[:, :, None]
         region[:] = region * (1 - soft[:, :, None]) + shade * soft[:, :, None]
         tips.append([round(float(tip[0]), 3), round(float(tip[1]), 3)])
     return tips
