@@ -499,21 +499,28 @@ def draw_writing(inks: Inks, hand: Hand, rng: np.random.Generator) -> str:
 
 
 def lay_ink(rendered: RenderedSheet, inks: Inks, rng: np.random.Generator) -> np.ndarray:
-    """Lay every density layer on the paper as a colour filter; pencils follow the paper's tooth."""
+    """Lay every density layer on the paper as a colour filter; pencils follow the paper's tooth.
+
+    Only each layer's bounding box is touched, so sparse layers cost little on big renders.
+    """
     img = rendered.image.astype(np.float32)
     shape = img.shape[:2]
     tooth = None
     for key, layer in inks.layers.items():
         kind, name = key.split(":", 1)
+        x, y, w, h = cv2.boundingRect((layer > 0).astype(np.uint8))
+        if w == 0 or h == 0:
+            continue
+        density = layer[y:y + h, x:x + w]
         if kind == "pencil":
             if tooth is None:
-                grain = cv2.GaussianBlur(rng.standard_normal(shape).astype(np.float32), (0, 0), 0.7)
+                grain = cv2.GaussianBlur(rng.standard_normal(shape, dtype=np.float32), (0, 0), 0.7)
                 tooth = np.clip(0.75 + 0.9 * grain + 0.1 * smooth_noise(shape, rendered.px_per_u * 0.3, rng), 0.15, 1.0)
-            density = layer * tooth
+            density = density * tooth[y:y + h, x:x + w]
             colour = COLOURS[name]
         else:
-            density = np.clip(layer, 0, 1)
+            density = np.clip(density, 0, 1)
             colour = MARKER_COLOURS[name]
         filt = 1.0 - np.array(colour[::-1], np.float32) / 255.0
-        img *= 1.0 - density[:, :, None] * filt[None, None, :]
+        img[y:y + h, x:x + w] *= 1.0 - density[:, :, None] * filt[None, None, :]
     return np.clip(img, 0, 255).astype(np.uint8)

@@ -161,9 +161,9 @@ def light_field(w: int, h: int, cond: dict[str, Any], rng: np.random.Generator) 
     return cv2.resize(field_, (w, h), interpolation=cv2.INTER_LINEAR)
 
 
-def auto_exposure(img: np.ndarray, exposure: float) -> float:
-    """The phone's exposure gain: bright parts (97th percentile) brought to ``235 × exposure``."""
-    sample = img[::8, ::8].mean(axis=2)
+def auto_exposure(img: np.ndarray, exposure: float, gains: np.ndarray) -> float:
+    """The phone's exposure gain: bright parts (97th percentile, after ``gains``) to ``235 × exposure``."""
+    sample = (img[::8, ::8] * gains).mean(axis=2)
     bright = float(np.percentile(sample, 97))
     return float(np.clip(235.0 * exposure / max(bright, 1.0), 0.3, 3.0))
 
@@ -283,14 +283,19 @@ def make_photo(seed: int, *, sheet: Sheet | None = None, style: str | None = Non
     alpha = cv2.remap(drawn.alpha, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT).astype(np.float32) / 255
     paper *= shade[:, :, None]
     # the sheet's own soft shadow on the table, then the sheet
-    drop = cv2.GaussianBlur(alpha, (0, 0), max(1.0, 0.004 * max(w, h)))
+    # the sheet's own soft shadow on the table (worked out small: it is blurry anyway), then the sheet
+    small = cv2.resize(alpha, (max(2, w // 8), max(2, h // 8)), interpolation=cv2.INTER_AREA)
+    drop = cv2.resize(cv2.GaussianBlur(small, (0, 0), max(0.5, 0.0005 * max(w, h))), (w, h))
     img *= (1 - 0.25 * drop * (1 - alpha))[:, :, None]
-    img = img * (1 - alpha[:, :, None]) + paper * alpha[:, :, None]
-    del paper, mx, my
+    alpha3 = alpha[:, :, None]
+    paper -= img
+    paper *= alpha3
+    img += paper  # img·(1 − α) + paper·α
+    del paper, mx, my, alpha3
     tips = draw_fingers(img, camera, int(cond["fingers"]), rng)
     img *= light_field(w, h, cond, rng)[:, :, None]
-    img *= np.array(cond["white_balance"], np.float32)[None, None, :]
-    img *= auto_exposure(img, cond["exposure"])
+    gains = np.array(cond["white_balance"], np.float32)
+    img *= (gains * auto_exposure(img, cond["exposure"], gains))[None, None, :]
     if cond["glare"] > 0:
         gx, gy = camera.sheet_to_photo(rng.uniform(1, 10), rng.uniform(1, 10))
         glare = np.zeros((h // 8 + 1, w // 8 + 1), np.float32)
@@ -302,9 +307,12 @@ def make_photo(seed: int, *, sheet: Sheet | None = None, style: str | None = Non
         img = cv2.GaussianBlur(img, (0, 0), cond["defocus_px"] * scale + 0.01)
     if cond["motion_px"] >= 1:
         img = cv2.filter2D(img, -1, motion_kernel(max(1.0, cond["motion_px"] * scale), np.radians(cond["motion_angle_deg"])))
-    noise = rng.standard_normal((h, w), dtype=np.float32) * cond["noise"]
-    img += noise[:, :, None] * np.sqrt(np.clip(img, 1, 255) / 128)
-    out = np.clip(img, 0, 255).astype(np.uint8)
+    # sensor noise: stronger in bright parts (shot noise), brightness taken from a small copy
+    bright = cv2.resize(cv2.resize(img, (max(2, w // 16), max(2, h // 16)), interpolation=cv2.INTER_AREA).mean(axis=2), (w, h))
+    noise = rng.standard_normal((h, w), dtype=np.float32)
+    noise *= np.sqrt(np.clip(bright, 1, 255) / 128) * cond["noise"]
+    img += noise[:, :, None]
+    out = cv2.convertScaleAbs(img)  # rounds and saturates to 0…255
     ok, jpeg = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(cond["jpeg_quality"])])
     if not ok:
         raise RuntimeError("JPEG encoding failed")
