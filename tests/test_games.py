@@ -286,3 +286,20 @@ def test_cli_tracks_a_game(tmp_path: Path, capsys):
     assert main(["game", "upload", "--db", db, game, "P1", "winter", str(f), "--replace"]) == 3
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "sheet-rejected" in err[0] and name in err[0]
+
+
+def test_twenty_concurrent_uploads_through_the_service_lose_nothing(client):
+    seeds = [7, 8, 9, 10, 11]
+    ids = {seed: new_game(client, record(4, "A", seed)) for seed in seeds}
+    jobs = [(seed, p) for seed in seeds for p in range(4)]
+
+    def upload(job):
+        seed, p = job
+        return send(client, ids[seed], f"P{p + 1}", "spring", record(4, "A", seed).season_sheets[p][0]).status_code
+
+    with cf.ThreadPoolExecutor(20) as pool:
+        assert list(pool.map(upload, jobs)) == [201] * 20
+    for seed in seeds:
+        spring = client.get(f"/v1/games/{ids[seed]}/standings").json()["seasons"][0]
+        assert {s["player"]: s["season_total"] for s in spring["scores"]} == \
+            {f"P{p + 1}": record(4, "A", seed).season_scores[p][0].total for p in range(4)}
