@@ -226,65 +226,90 @@ def _verdict_cells(verdict: dict) -> list[str]:
     return cells
 
 
-def upload_season(store: Store, game_id: str, player: str, season: str, sheet: Sheet, *, source: str = "sheet",
-                  reading: dict | None = None, replace: bool = False, time_limit: float = 5.0) -> dict:
-    """Check, score and store one player's sheet at the end of one season; ``GameError`` if refused."""
+@dataclass(frozen=True)
+class UploadContext:
+    """What an upload is checked against, read in one short transaction."""
+
+    player_id: int
+    index: int  # season 0…3
+    cards: tuple[str, ...]
+    earlier: tuple[Sheet, ...]  # the player's sheets at the end of the earlier seasons, spring first
+    previous: Sheet  # the last of those, or the blank sheet before spring
+    previous_row: int | None  # its row id, re-checked when writing
+    log: dict | None  # the card log up to this season, when known
+
+
+def _season_row(session, player_id: int, index: int) -> SeasonSheetRow | None:
+    return session.scalar(select(SeasonSheetRow).where(SeasonSheetRow.player_id == player_id,
+                                                       SeasonSheetRow.season_index == index))
+
+
+def _upload_context(store: Store, game_id: str, player: str, season: str, replace: bool) -> UploadContext:
+    """Step 1: the game, the player's earlier sheets and the card log; refuse out-of-order uploads."""
     index = _season_index(season)
-    # 1. what the checks need (a short read)
     with store.transaction() as s:
         game = _game(s, game_id)
         me = _player(game, player)
         sheets = _sheets(s, game_id)
-        existing = sheets.get((me.id, index))
-        if existing is not None and not replace:
-            raise GameError("season-conflict", f"{player}'s {season} sheet is already in; to correct it, send it again with replace (HTTP replace=true, CLI --replace)")
-        if any((me.id, later) in sheets for later in range(index + 1, 4)):
-            later = next(SEASON_NAMES[k] for k in range(index + 1, 4) if (me.id, k) in sheets)
-            raise GameError("season-conflict", f"{player}'s {later} sheet is already in, so {season} can no longer change")
-        before = sheets.get((me.id, index - 1)) if index else None
-        if index and before is None:
+        if (me.id, index) in sheets and not replace:
+            raise GameError("season-conflict", f"{player}'s {season} sheet is already in; to correct it, send it "
+                            "again with replace (HTTP replace=true, CLI --replace)")
+        later = [SEASON_NAMES[k] for k in range(index + 1, 4) if (me.id, k) in sheets]
+        if later:
+            raise GameError("season-conflict", f"{player}'s {later[0]} sheet is already in, so {season} can no longer change")
+        if index and (me.id, index - 1) not in sheets:
             raise GameError("season-conflict", f"upload {player}'s {SEASON_NAMES[index - 1]} sheet before {season}")
-        earlier = [Sheet.from_json(sheets[(me.id, k)].sheet) for k in range(index)]
-        previous = earlier[-1] if earlier else Sheet.blank(game.side)
-        before_id = before.id if before else None
-        cards = list(game.cards)
-        log = season_log(len(game.players), game.side, {r.season: r.cards for r in game.revealed}, index)
-        player_id = me.id
-    # 2. the slow checks, outside any transaction
-    problems = changes_since(previous, sheet, SEASON_NAMES[index - 1] if index else "the setup")
+        earlier = tuple(Sheet.from_json(sheets[(me.id, k)].sheet) for k in range(index))
+        revealed = {r.season: r.cards for r in game.revealed}
+        return UploadContext(me.id, index, tuple(game.cards), earlier, earlier[-1] if earlier else Sheet.blank(game.side),
+                             sheets[(me.id, index - 1)].id if index else None,
+                             season_log(len(game.players), game.side, revealed, index))
+
+
+def _check_upload(ctx: UploadContext, sheet: Sheet, season: str, time_limit: float) -> dict:
+    """Step 2 (slow, outside any transaction): the earlier season unchanged, the new cells explained."""
+    problems = changes_since(ctx.previous, sheet, SEASON_NAMES[ctx.index - 1] if ctx.index else "the setup")
     if problems:
-        cells = [c for p in problems for c in p.cells]
-        raise GameError("sheet-rejected", "; ".join(p.message for p in problems), cells,
+        raise GameError("sheet-rejected", "; ".join(p.message for p in problems), [c for p in problems for c in p.cells],
                         [{"message": p.message, "cells": list(p.cells)} for p in problems])
-    verdict = explain_new_cells(sheet, earlier, log, time_limit)
+    verdict = explain_new_cells(sheet, list(ctx.earlier), ctx.log, time_limit)
     if verdict.get("verdict") == "illegal":
         reasons = verdict.get("reasons", [])
         raise GameError("sheet-rejected", f"the cells new in {season} cannot come from that season: "
                         + "; ".join(r.get("message", "") for r in reasons), _verdict_cells(verdict), reasons)
-    score = score_season(sheet, cards, season)
-    checks = {"legality": verdict, "low_confidence_cells": (reading or {}).get("low_confidence_cells", []),
-              "warnings": list(sheet.warnings) + list((reading or {}).get("warnings", [])),
-              "log_known": log is not None}
-    # 3. the write: one transaction, re-checking what step 1 read
+    return verdict
+
+
+def _store_upload(store: Store, game_id: str, ctx: UploadContext, row: SeasonSheetRow, who: str, replace: bool) -> None:
+    """Step 3: one write transaction, re-checking what step 1 read (optimistic concurrency)."""
     try:
         with store.transaction() as s:
-            now_before = s.scalar(select(SeasonSheetRow.id).where(SeasonSheetRow.player_id == player_id,
-                                                                   SeasonSheetRow.season_index == index - 1)) if index else None
-            if now_before != before_id:
-                raise GameError("season-conflict", f"{player}'s {SEASON_NAMES[index - 1]} sheet changed meanwhile; send again")
-            old = s.scalar(select(SeasonSheetRow).where(SeasonSheetRow.player_id == player_id,
-                                                        SeasonSheetRow.season_index == index))
+            if ctx.index and getattr(_season_row(s, ctx.player_id, ctx.index - 1), "id", None) != ctx.previous_row:
+                raise GameError("season-conflict", f"{who}: the previous season's sheet changed meanwhile; send again")
+            old = _season_row(s, ctx.player_id, ctx.index)
             if old is not None:
                 if not replace:
-                    raise GameError("season-conflict", f"{player}'s {season} sheet is already in")
+                    raise GameError("season-conflict", f"{who} is already in")
                 s.delete(old)
                 s.flush()
-            row = SeasonSheetRow(game_id=game_id, player_id=player_id, season_index=index, sheet=sheet.to_json(),
-                                 source=source, score=score.to_json(), total=score.total,
-                                 monster_penalty=score.monster_penalty, checks=checks)
             s.add(row)
     except IntegrityError:
-        raise GameError("season-conflict", f"{player}'s {season} sheet arrived twice at once; the first one is kept") from None
+        raise GameError("season-conflict", f"{who} arrived twice at once; the first one is kept") from None
+
+
+def upload_season(store: Store, game_id: str, player: str, season: str, sheet: Sheet, *, source: str = "sheet",
+                  reading: dict | None = None, replace: bool = False, time_limit: float = 5.0) -> dict:
+    """Check, score and store one player's sheet at the end of one season; ``GameError`` if refused."""
+    ctx = _upload_context(store, game_id, player, season, replace)
+    verdict = _check_upload(ctx, sheet, season, time_limit)
+    score = score_season(sheet, ctx.cards, season)
+    reading = reading or {}
+    checks = {"legality": verdict, "low_confidence_cells": reading.get("low_confidence_cells", []),
+              "warnings": list(sheet.warnings) + list(reading.get("warnings", [])), "log_known": ctx.log is not None}
+    row = SeasonSheetRow(game_id=game_id, player_id=ctx.player_id, season_index=ctx.index, sheet=sheet.to_json(),
+                         source=source, score=score.to_json(), total=score.total,
+                         monster_penalty=score.monster_penalty, checks=checks)
+    _store_upload(store, game_id, ctx, row, f"{player}'s {season} sheet", replace)
     return {"game": game_id, "player": player, "season": season, "source": source, "score": score.to_json(),
             "checks": checks, "sheet": sheet.to_json()}
 
