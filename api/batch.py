@@ -30,6 +30,7 @@ import json
 import os
 import time
 import zipfile
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -288,6 +289,15 @@ def run_pool(executor: cf.Executor, todo: list[tuple[InputFile, str]], options: 
 
     Bytes are read just before a sheet is sent, so memory holds ``window`` photos, not the batch.
     """
+    try:
+        yield from _run_pool(executor, todo, options, window)
+    except BrokenProcessPool:
+        raise BatchError("a worker process died (out of memory?); finished sheets are saved: "
+                         "rerun the same command to resume") from None
+
+
+def _run_pool(executor: cf.Executor, todo: list[tuple[InputFile, str]], options: BatchOptions,
+              window: int) -> Iterator[tuple[str, dict]]:
     pending: dict[cf.Future, tuple[InputFile, str]] = {}
     queue = iter(todo)
     while True:
@@ -300,11 +310,12 @@ def run_pool(executor: cf.Executor, todo: list[tuple[InputFile, str]], options: 
         finished, _ = cf.wait(pending, return_when=cf.FIRST_COMPLETED)
         for fut in finished:
             item, digest = pending.pop(fut)
-            try:
-                row = fut.result()
-            except Exception as e:  # noqa: BLE001 — a worker that died on this sheet
-                row = {"file": item.name, "status": "error", "error_code": "worker-failed",
-                       "error": f"{type(e).__name__}: {e}"}
+            error = fut.exception()
+            if isinstance(error, BrokenProcessPool):
+                raise error
+            row = fut.result() if error is None else {
+                "file": item.name, "status": "error", "error_code": "worker-failed",
+                "error": f"{type(error).__name__}: {error}"}  # the task failed outside score_file
             yield digest, row
 
 

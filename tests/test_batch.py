@@ -7,6 +7,7 @@ no photo reader; tests/test_batch_photos.py runs the same runner on synthetic ph
 from __future__ import annotations
 
 import csv
+import os
 import json
 import random
 import zipfile
@@ -212,3 +213,25 @@ def test_dask_cluster_gives_the_local_pool_results(sheets_dir: Path, tmp_path: P
     assert remote.scored == 13
     assert comparable(remote.rows) == comparable(local.rows)
     assert json.loads((tmp_path / "dask.json").read_text()) == json.loads((tmp_path / "local.json").read_text())
+
+
+def _dies_on_one_sheet(name, data, options):
+    """A worker that is killed while reading one particular sheet (as by the out-of-memory killer)."""
+    if name == "table05.json":
+        os._exit(9)
+    return score_file(name, data, options)
+
+
+def test_a_dead_worker_stops_the_batch_and_a_rerun_resumes(sheets_dir: Path, tmp_path: Path, monkeypatch):
+    import api.batch
+
+    clean = run_batch(sheets_dir, tmp_path / "clean.json", options(), workers=1, progress=False)
+    out = tmp_path / "r.json"
+    monkeypatch.setattr(api.batch, "score_file", _dies_on_one_sheet)  # the forked workers inherit it
+    with pytest.raises(BatchError, match="rerun the same command"):
+        run_batch(sheets_dir, out, options(), workers=1, progress=False)
+    monkeypatch.undo()
+    finished = len(read_journal(journal_path(out), options()))
+    resumed = run_batch(sheets_dir, out, options(), workers=1, progress=False)
+    assert resumed.resumed == finished and resumed.scored == 13 - finished
+    assert comparable(resumed.rows) == comparable(clean.rows)
