@@ -1,0 +1,53 @@
+"""A simulated 4-player game tracked through the service from PHOTOS: each player's sheet is
+photographed at the end of every season (vision.synth.make_photo, an organiser's careful photo:
+flat, sharp, well lit), uploaded to /v1/games, read by the real reader, checked and scored. The
+standings must equal the simulator's own record; a photo of a sheet with an earlier cell altered is
+rejected with that cell named.
+
+Skipped only when this build has no trained reader model.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.test_batch_photos import reader_ready
+from tests.test_games import SEASONS, altered, client, db_url, new_game, record  # noqa: F401 — fixtures
+
+pytestmark = pytest.mark.skipif(not reader_ready(), reason="no trained reader model in this build")
+
+CAREFUL = {"tilt_deg": 8.0, "defocus_px": 0.0, "motion_px": 0.0, "shadow": 0.0, "glare": 0.0, "noise": 2.0,
+           "jpeg_quality": 90, "second_sheet": False, "fingers": 0, "curl_u": 0.0, "bow_u": 0.1,
+           "exposure": 1.0, "light_gradient": 0.1}
+
+
+def photo_of(sheet, seed: int) -> bytes:
+    from vision.synth.photo import make_photo
+
+    return make_photo(seed, sheet=sheet, megapixels=2.0, style="colour-symbols", background="light-wood",
+                      condition=CAREFUL).jpeg
+
+
+def upload_photo(client, game, player, season, jpeg):
+    return client.post(f"/v1/games/{game}/players/{player}/seasons/{season}",
+                       files={"photo": (f"{player}-{season}.jpg", jpeg, "image/jpeg")})
+
+
+def test_a_game_tracked_from_season_photos_has_the_simulators_standings(client):  # noqa: F811
+    rec = record(4, "A", 7)
+    game = new_game(client, rec)
+    for s, season in enumerate(SEASONS):
+        for p in range(4):
+            r = upload_photo(client, game, f"P{p + 1}", season, photo_of(rec.season_sheets[p][s], 1000 + 10 * s + p))
+            assert r.status_code == 201, f"P{p + 1} {season}: {r.text[:300]}"
+    final = client.get(f"/v1/games/{game}/standings").json()["final"]
+    assert [(x["player"], x["place"], x["total"]) for x in final] == [(s.player, s.place, s.total) for s in rec.ranking]
+
+
+def test_a_season_photo_with_an_earlier_cell_altered_is_rejected(client):  # noqa: F811
+    rec = record(4, "A", 7)
+    game = new_game(client, rec, with_log=False)
+    assert upload_photo(client, game, "P1", "spring", photo_of(rec.season_sheets[0][0], 2000)).status_code == 201
+    bad, name = altered(rec.season_sheets[0][1], rec.season_sheets[0][0])
+    r = upload_photo(client, game, "P1", "summer", photo_of(bad, 2001))
+    assert r.status_code == 422 and r.json()["code"] == "sheet-rejected" and name in r.json()["cells"]
