@@ -105,3 +105,9 @@ def test_sheet_command_writes_a_300_dpi_page(tmp_path, paper, size):
     img = cv2.imread(str(out))
     assert (img.shape[1], img.shape[0]) == size
     assert img[5, 5].min() == 255  # margin left white for the printer
+
+
+def test_sheet_command_writes_a_pdf(tmp_path):
+    out = tmp_path / "sheet.pdf"
+    assert main(["sheet", "--side", "A", "--out", str(out), "--dpi", "100"]) == 0
+    assert out.read_bytes()[:5] == b"%PDF-"

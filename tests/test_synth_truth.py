@@ -115,3 +115,16 @@ def test_drawn_ink_actually_darkens_the_drawn_cells():
     x0, y0 = (int(v) for v in blank.to_px(4, 4))
     x1, y1 = (int(v) for v in blank.to_px(7, 7))
     assert diff[y0:y1, x0:x1].max() == 0
+
+
+@pytest.mark.parametrize("coins, style", [(0, "graphite-symbols"), (3, "colour-shading"), (9, "marker-fill"), (14, "graphite-outlined")])
+def test_exactly_the_first_coins_are_marked(coins, style):
+    sheet = Sheet.blank("B").with_cells({}, coins=coins)
+    blank = render_sheet("B", px_per_u=30, rng=np.random.default_rng(2))
+    drawn = draw_sheet(sheet, style, np.random.default_rng(coins), rendered=blank)
+    diff = np.abs(drawn.image.astype(int) - blank.image.astype(int)).sum(axis=2)
+    for i in range(GEOMETRY.coin_count):
+        x, y = (int(round(v)) for v in blank.to_px(*GEOMETRY.coin_centre(i)))
+        r = int(GEOMETRY.coin_radius * 30)
+        marked = (diff[y - r:y + r + 1, x - r:x + r + 1] > 30).mean() > 0.03
+        assert marked == (i < coins), f"coin {i} of {coins}"

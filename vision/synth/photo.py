@@ -74,6 +74,8 @@ def sample_conditions(rng: np.random.Generator, style: str) -> dict[str, Any]:
         "motion_px": round(float(rng.uniform(1, 9) if rng.random() < 0.25 else 0.0), 2),
         "motion_angle_deg": round(float(rng.uniform(0, 180)), 2),
         "noise": round(float(rng.uniform(1, 9)), 2),
+        "vignetting": round(float(rng.uniform(0, 0.35)), 3),
+        "sharpen": round(float(rng.uniform(0.3, 1.2) if rng.random() < 0.6 else 0.0), 3),
         "jpeg_quality": int(rng.integers(40, 96)),
         "second_sheet": bool(rng.random() < 0.2),
         "fingers": int(rng.choice([0, 0, 1, 2])),
@@ -151,6 +153,7 @@ def light_field(w: int, h: int, cond: dict[str, Any], rng: np.random.Generator) 
     field_ = 1 + cond["light_gradient"] * (xx * np.cos(a) + yy * np.sin(a))
     sx, sy = rng.uniform(-0.5, 0.5, 2)
     field_ += 0.15 * np.exp(-((xx - sx) ** 2 + (yy - sy) ** 2) / rng.uniform(0.05, 0.3))
+    field_ *= 1 - cond["vignetting"] * (xx * xx + yy * yy) * 2  # lens fall-off towards the corners
     if cond["shadow"] > 0:
         mask = np.zeros((sh, sw), np.float32)
         centre = (float(rng.uniform(0, sw)), float(rng.uniform(0, sh)))
@@ -307,6 +310,10 @@ def make_photo(seed: int, *, sheet: Sheet | None = None, style: str | None = Non
         img = cv2.GaussianBlur(img, (0, 0), cond["defocus_px"] * scale + 0.01)
     if cond["motion_px"] >= 1:
         img = cv2.filter2D(img, -1, motion_kernel(max(1.0, cond["motion_px"] * scale), np.radians(cond["motion_angle_deg"])))
+    if cond["sharpen"] > 0:  # the phone's own sharpening (unsharp mask): halos along edges
+        soft = cv2.GaussianBlur(img, (0, 0), 1.2 * scale + 0.3)
+        img = cv2.addWeighted(img, 1 + cond["sharpen"], soft, -cond["sharpen"], 0)
+        del soft
     # sensor noise: stronger in bright parts (shot noise), brightness taken from a small copy
     bright = cv2.resize(cv2.resize(img, (max(2, w // 16), max(2, h // 16)), interpolation=cv2.INTER_AREA).mean(axis=2), (w, h))
     noise = rng.standard_normal((h, w), dtype=np.float32)
