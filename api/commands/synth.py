@@ -11,10 +11,12 @@ import json
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 from api.cli import CliError
 from vision.synth import BACKGROUND_FAMILIES, BACKGROUNDS, STYLE_FAMILIES, STYLES, make_photo
+from vision.synth.photo import truth_overlay
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -33,6 +35,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--background", choices=BACKGROUNDS, help="table background (default: random)")
     p.add_argument("--background-family", choices=sorted(BACKGROUND_FAMILIES), help="random background of this family")
     p.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
+    p.add_argument("--debug", action="store_true", help="also write *.truth.png: the truth drawn over the photo")
     p.set_defaults(run=run)
 
 
@@ -41,14 +44,16 @@ def photo_seed(seed: int, index: int) -> int:
     return int(np.random.SeedSequence([seed, index]).generate_state(1)[0])
 
 
-def write_one(job: tuple[int, int, dict, str]) -> str:
+def write_one(job: tuple[int, int, dict, str, bool]) -> str:
     """Generate and write photo ``index``; returns its file name."""
-    seed, index, options, out = job
+    seed, index, options, out, debug = job
     photo = make_photo(photo_seed(seed, index), **options)
     stem = Path(out) / f"synth-{seed:06d}-{index:04d}"
     stem.with_suffix(".jpg").write_bytes(photo.jpeg)
     truth = dict(photo.truth, run_seed=seed, index=index)
     stem.with_suffix(".truth.json").write_text(json.dumps(truth, separators=(",", ":")))
+    if debug:
+        cv2.imwrite(str(stem.with_suffix(".truth.png")), truth_overlay(photo.image, truth))
     return stem.with_suffix(".jpg").name
 
 
@@ -68,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
     options = {k: v for k, v in dict(
         megapixels=args.megapixels, side=args.side, style=args.style, style_family=args.style_family,
         background=args.background, background_family=args.background_family).items() if v is not None}
-    jobs = [(args.seed, i, options, str(out)) for i in range(args.n)]
+    jobs = [(args.seed, i, options, str(out), args.debug) for i in range(args.n)]
     if args.jobs > 1:
         with ProcessPoolExecutor(max_workers=args.jobs) as pool:
             names = list(pool.map(write_one, jobs))

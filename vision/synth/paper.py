@@ -163,11 +163,25 @@ def parchment(shape: tuple[int, int], rgb, px_per_u: float, rng: np.random.Gener
     yy = np.abs(np.linspace(-1, 1, h, dtype=np.float32))[:, None]
     xx = np.abs(np.linspace(-1, 1, w, dtype=np.float32))[None, :]
     rim = np.clip(np.maximum(xx, yy) - 0.9, 0, None) * (rng.uniform(0.3, 1.6))
-    shade = 1.0 + stains + mottle + fibres - rim
+    shade = 1.0 + stains + mottle + fibres - rim - 0.05 * old_map_lines(shape, px_per_u, rng)
     img = shade[:, :, None] * base[None, None, :]
     # warm the rim towards red-brown (some prints show a dark rim)
     img[:, :, 0] -= rim * 40
     return np.clip(img, 0, 255).astype(np.uint8)
+
+
+def old_map_lines(shape: tuple[int, int], px_per_u: float, rng: np.random.Generator) -> np.ndarray:
+    """Faint wandering coast and contour lines of an old map, 0…1 (float32)."""
+    h, w = shape
+    lines = np.zeros(shape, np.float32)
+    for _ in range(int(rng.integers(4, 10))):
+        n = 80
+        steps = np.cumsum(rng.normal(0, 0.25, n))  # heading wanders smoothly
+        heading = rng.uniform(0, 2 * np.pi) + np.cumsum(steps) * 0.02
+        start = rng.uniform(0, 1, 2) * (w, h)
+        pts = start + np.cumsum(np.stack([np.cos(heading), np.sin(heading)], axis=1) * 0.3 * px_per_u, axis=0)
+        cv2.polylines(lines, [np.round(pts * 16).astype(np.int32)], False, 1.0, max(1, int(0.025 * px_per_u)), cv2.LINE_AA, 4)
+    return cv2.GaussianBlur(lines, (0, 0), max(0.5, 0.02 * px_per_u))
 
 
 def torn_edge(shape: tuple[int, int], px_per_u: float, rng: np.random.Generator) -> np.ndarray:

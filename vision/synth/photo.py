@@ -158,7 +158,11 @@ def light_field(w: int, h: int, cond: dict[str, Any], rng: np.random.Generator) 
         mask = np.zeros((sh, sw), np.float32)
         centre = (float(rng.uniform(0, sw)), float(rng.uniform(0, sh)))
         box = cv2.boxPoints((centre, (float(rng.uniform(0.3, 0.9) * sw), float(rng.uniform(0.3, 0.9) * sh)), float(rng.uniform(0, 180))))
-        cv2.fillConvexPoly(mask, box.astype(np.int32), 1.0)
+        cv2.fillConvexPoly(mask, box.astype(np.int32), 1.0)  # the phone and the hand holding it
+        edge = np.array([[0, rng.uniform(0, sh)], [sw, rng.uniform(0, sh)], [rng.uniform(0, sw), 0], [rng.uniform(0, sw), sh]])
+        arm_end = edge[int(rng.integers(4))]
+        cv2.line(mask, (int(centre[0]), int(centre[1])), (int(arm_end[0]), int(arm_end[1])), 1.0,
+                 max(1, int(rng.uniform(0.1, 0.25) * min(sw, sh))))
         mask = cv2.GaussianBlur(mask, (0, 0), rng.uniform(0.02, 0.08) * max(sw, sh) + 0.5)
         field_ *= 1 - cond["shadow"] * mask
     return cv2.resize(field_, (w, h), interpolation=cv2.INTER_LINEAR)
@@ -357,3 +361,26 @@ def photo_truth(drawn: DrawnSheet, camera: Camera, cond: dict, style: str, backg
         "finger_tips_u": tips,
     })
     return t
+
+
+def truth_overlay(image: np.ndarray, truth: dict, max_side: int = 1600) -> np.ndarray:
+    """A debug picture: the photo (shrunk to ``max_side``) with the truth's grid, corners and coins."""
+    scale = min(1.0, max_side / max(image.shape[:2]))
+    out = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else image.copy()
+    inter = np.array(truth["intersections"]) * scale
+    pts = lambda a: np.round(a * 16).astype(np.int32)  # noqa: E731
+    for k in range(GRID + 1):
+        cv2.polylines(out, [pts(inter[k, :, :]), pts(inter[:, k, :])], False, (0, 255, 255), 1, cv2.LINE_AA, 4)
+    for name, (x, y) in zip(("TL", "TR", "BR", "BL"), np.array(truth["grid_corners"]) * scale):
+        cv2.circle(out, (int(x), int(y)), 6, (0, 0, 255), 2, cv2.LINE_AA)
+        cv2.putText(out, name, (int(x) + 8, int(y) - 8), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (0, 0, 255), 2, cv2.LINE_AA)
+    coins = truth["coins"]
+    for i, (x, y) in enumerate(np.array(truth["coin_centres"]) * scale):
+        cv2.circle(out, (int(x), int(y)), 5, (0, 200, 0) if i < coins else (200, 200, 200), -1, cv2.LINE_AA)
+    cells = truth["sheet"]["cells"]
+    for r in range(GRID):
+        for c in range(GRID):
+            if cells[r][c] != "empty":
+                x, y = (inter[r, c] + inter[r + 1, c + 1]) / 2
+                cv2.putText(out, cells[r][c][:2], (int(x) - 8, int(y) + 5), cv2.FONT_HERSHEY_SIMPLEX, 0.4, (255, 0, 255), 1, cv2.LINE_AA)
+    return out
