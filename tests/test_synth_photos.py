@@ -98,10 +98,10 @@ def test_commands_refuse_bad_arguments_in_one_line(tmp_path, capsys, argv, messa
     assert message in err and err.count("\n") == 1
 
 
-@pytest.mark.parametrize("paper, size", [("a4", (2480, 3508)), ("letter", (2550, 3300))])
-def test_sheet_command_writes_a_300_dpi_page(tmp_path, paper, size):
+@pytest.mark.parametrize("paper, dpi, size", [("a4", 300, (2480, 3508)), ("letter", 150, (1275, 1650))])
+def test_sheet_command_writes_a_page_of_the_right_size(tmp_path, paper, dpi, size):
     out = tmp_path / "sheet.png"
-    assert main(["sheet", "--side", "B", "--out", str(out), "--paper", paper]) == 0
+    assert main(["sheet", "--side", "B", "--out", str(out), "--paper", paper, "--dpi", str(dpi)]) == 0
     img = cv2.imread(str(out))
     assert (img.shape[1], img.shape[0]) == size
     assert img[5, 5].min() == 255  # margin left white for the printer

@@ -398,7 +398,11 @@ def draw_outlines(inks: Inks, sheet: Sheet, rules: Style, hand: Hand, rng: np.ra
     for (r, c), t in drawn.items():
         for dr, dc in ((0, 1), (1, 0), (0, -1), (-1, 0)):
             other = drawn.get((r + dr, c + dc))
-            if other is t or (other is not None and (r + dr, c + dc) < (r, c)) or rng.random() > rules.outline:
+            if other is not None and (r + dr, c + dc) < (r, c):
+                continue  # each pair of drawn cells once
+            # borders between different terrains are traced often; inside a terrain only where two
+            # shapes happened to meet
+            if rng.random() > rules.outline * (0.25 if other is t else 1.0):
                 continue
             if dr == 0:
                 x = c + (1 if dc == 1 else 0)

@@ -79,6 +79,7 @@ def sample_conditions(rng: np.random.Generator, style: str) -> dict[str, Any]:
         "jpeg_quality": int(rng.integers(40, 96)),
         "second_sheet": bool(rng.random() < 0.2),
         "fingers": int(rng.choice([0, 0, 1, 2])),
+        "pencil": bool(rng.random() < 0.2),
     }
 
 
@@ -231,6 +232,50 @@ def draw_fingers(img: np.ndarray, camera: Camera, n: int, rng: np.random.Generat
     return tips
 
 
+PENCIL_LANES = {  # margins a pencil may lie in, clear of the frame, labels' far side and boxes
+    "left": (-0.8, -0.5), "right": (11.45, 11.7), "top": (-3.4, -2.9), "bottom": (14.75, 14.95),
+}
+
+
+def draw_pencil(img: np.ndarray, camera: Camera, rng: np.random.Generator) -> str:
+    """A pencil lying along one margin of the sheet (in place); returns the margin's name."""
+    lane = str(rng.choice(list(PENCIL_LANES)))
+    lo, hi = PENCIL_LANES[lane]
+    across = rng.uniform(lo, hi)
+    start, length = rng.uniform(-2, 6), rng.uniform(6, 9)
+    along = np.array([1.0, 0.0]) if lane in ("top", "bottom") else np.array([0.0, 1.0])
+    base = np.array([start, across]) if lane in ("top", "bottom") else np.array([across, start])
+    if rng.random() < 0.5:
+        along, base = -along, base + along * (length + 1)
+    side_v = np.array([-along[1], along[0]])
+    half = 0.2  # a pencil is about 7 mm across
+    body = [base + side_v * half, base + along * length + side_v * half, base + along * (length + 0.9),
+            base + along * length - side_v * half, base - side_v * half]
+    pts = camera.sheet_to_photo(*np.array(body).T).astype(np.float32)
+    h, w = img.shape[:2]
+    x0, y0 = np.maximum(np.floor(pts.min(axis=0)).astype(int) - 10, 0)
+    x1, y1 = np.minimum(np.ceil(pts.max(axis=0)).astype(int) + 10, (w, h))
+    if x1 <= x0 or y1 <= y0:
+        return lane
+    px_per_u = float(np.linalg.norm(pts[0] - pts[4])) / (2 * half)
+    mask = np.zeros((y1 - y0, x1 - x0), np.float32)
+    cv2.fillPoly(mask, [np.round((pts - (x0, y0)) * 16).astype(np.int32)], 1.0, cv2.LINE_AA, 4)
+    wood = np.zeros_like(mask)  # the sharpened end: bare wood, then the lead
+    cone = camera.sheet_to_photo(*np.array([body[1], body[2], body[3]]).T).astype(np.float32)
+    cv2.fillPoly(wood, [np.round((cone - (x0, y0)) * 16).astype(np.int32)], 1.0, cv2.LINE_AA, 4)
+    lead = camera.sheet_to_photo(*(base + along * (length + 0.75))).astype(np.float32)
+    paint = np.array(rng.choice([[40, 200, 240], [40, 40, 200], [60, 140, 40], [150, 80, 30], [60, 60, 60]]), np.float32)
+    colour = np.where(wood[:, :, None] > 0.5, np.array([140, 190, 225], np.float32), paint)
+    cv2.circle(colour, (int(lead[0] - x0), int(lead[1] - y0)), max(1, int(px_per_u * 0.1)), (50, 50, 50), -1, cv2.LINE_AA)
+    facets = cv2.GaussianBlur(mask, (0, 0), max(1.0, px_per_u * 0.08))
+    shadow = cv2.GaussianBlur(np.roll(mask, (int(px_per_u * 0.1),) * 2, (0, 1)), (0, 0), max(1.0, px_per_u * 0.1))
+    region = img[y0:y1, x0:x1]
+    region *= (1 - 0.4 * shadow * (1 - mask))[:, :, None]
+    shade = (0.6 + 0.5 * facets)[:, :, None] * colour
+    region[:] = region * (1 - mask[:, :, None]) + shade * mask[:, :, None]
+    return lane
+
+
 def motion_kernel(length: float, angle: float) -> np.ndarray:
     """A normalised line kernel for motion blur."""
     size = int(np.ceil(length)) | 1
@@ -299,6 +344,8 @@ def make_photo(seed: int, *, sheet: Sheet | None = None, style: str | None = Non
     paper *= alpha3
     img += paper  # img·(1 − α) + paper·α
     del paper, mx, my, alpha3
+    if cond["pencil"]:
+        draw_pencil(img, camera, rng)
     tips = draw_fingers(img, camera, int(cond["fingers"]), rng)
     img *= light_field(w, h, cond, rng)[:, :, None]
     gains = np.array(cond["white_balance"], np.float32)
