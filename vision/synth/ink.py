@@ -75,11 +75,11 @@ MARKER_COLOURS: dict[str, tuple[int, int, int]] = {
     "graphite": (30, 30, 35),
 }
 SYMBOL_VARIANTS: dict[Terrain, tuple[str, ...]] = {
-    Terrain.FOREST: ("lollipops", "pines", "scribble-tree"),
-    Terrain.VILLAGE: ("house", "house-door", "roofs"),
+    Terrain.FOREST: ("lollipops", "lollipops", "pines", "scribble-tree", "cloud-trees"),
+    Terrain.VILLAGE: ("house", "house", "house-door", "roofs", "filled-roof"),
     Terrain.FARM: ("hatch", "hatch", "cross-hatch"),
-    Terrain.WATER: ("waves", "waves", "tildes"),
-    Terrain.MONSTER: ("horned-face", "eared-face", "horned-face"),
+    Terrain.WATER: ("waves", "waves", "tildes", "zigzag"),
+    Terrain.MONSTER: ("horned-face", "horned-face", "eared-face", "simple-face"),
 }
 NAMES = ("Ana", "Bruno", "Chloe", "Dmytro", "Elif", "Finn", "Gabi", "Hiro", "Ines", "Jonas", "Kasia",
          "Lucia", "Mateo", "Nora", "Olek", "Pia", "Quinn", "Rosa", "Sami", "Tomas", "Uma", "Vera")
@@ -230,6 +230,9 @@ def symbol_strokes(terrain: Terrain, variant: str, rng: np.random.Generator) -> 
             else:
                 top = base - 0.2 - 2 * r
                 out.append(circle_pts(x, top + r, r, 16, rng.uniform(0, 6.3), 2 * np.pi + 0.4))
+                if variant == "cloud-trees":  # scalloped canopy: three lobes instead of a circle
+                    out[-1] = np.concatenate([circle_pts(x + dx * r * 0.7, top + r + dy * r * 0.6, r * 0.6, 8, a0, 3.6)
+                                              for dx, dy, a0 in ((-1, 0.3, 1.6), (0, -0.6, 3.2), (1, 0.3, 4.8))])
                 if variant == "scribble-tree":
                     out.append(np.array([(x - r * 0.6, top + r * 0.7), (x + r * 0.5, top + r * 0.4), (x - r * 0.4, top + r * 1.3), (x + r * 0.6, top + r * 1.1)]))
             out.append(np.array([(x, base - 0.2 + (0.05 if variant == "pines" else 0)), (x + j(0.02), base)]))
@@ -241,6 +244,10 @@ def symbol_strokes(terrain: Terrain, variant: str, rng: np.random.Generator) -> 
             out.append(np.array([(0.2, 0.75), (0.8, 0.75)]))
         else:
             out.append(np.array([(x0, ye), (x0, y1), (x1, y1), (x1, ye), (x0, ye), ((x0 + x1) / 2, yt), (x1, ye)]))
+            if variant == "filled-roof":  # the roof scribbled in
+                xm = (x0 + x1) / 2
+                zig = [(x0 + (xm - x0) * t + (x1 - x0) * t * (k % 2), ye - (ye - yt) * t * 0.9) for k, t in enumerate(np.linspace(0.1, 0.9, 7))]
+                out.append(np.array(zig))
             if variant == "house-door":
                 xm = (x0 + x1) / 2
                 out.append(np.array([(xm - 0.06, y1), (xm - 0.06, y1 - 0.16), (xm + 0.06, y1 - 0.16), (xm + 0.06, y1)]))
@@ -259,11 +266,16 @@ def symbol_strokes(terrain: Terrain, variant: str, rng: np.random.Generator) -> 
             y = 0.3 + 0.4 * k / (n - 1) + j(0.03)
             x = np.linspace(0.18, 0.82, 24)
             waves = 2 if variant == "tildes" else rng.uniform(1.5, 3)
-            out.append(np.stack([x, y + 0.06 * np.sin((x - 0.18) / 0.64 * waves * 2 * np.pi + rng.uniform(0, 1))], axis=1))
+            phase = (x - 0.18) / 0.64 * waves * 2 * np.pi + rng.uniform(0, 1)
+            wave = 2 / np.pi * np.arcsin(np.sin(phase)) if variant == "zigzag" else np.sin(phase)
+            out.append(np.stack([x, y + 0.06 * wave], axis=1))
     elif terrain is Terrain.MONSTER:
         cx, cy, r = 0.5 + j(), 0.56 + j(), 0.25 + j(0.03)
         out.append(circle_pts(cx, cy, r, 20, rng.uniform(0, 6.3), 2 * np.pi + 0.3))
         for s in (-1, 1):
+            if variant == "simple-face":  # no horns: slanted triangle eyes
+                out.append(np.array([(cx + s * 0.04, cy - 0.02), (cx + s * 0.16, cy - 0.08), (cx + s * 0.14, cy + 0.03), (cx + s * 0.04, cy - 0.02)]))
+                continue
             if variant == "eared-face":
                 out.append(np.array([(cx + s * 0.12, cy - r * 0.95), (cx + s * 0.24, cy - r - 0.18), (cx + s * 0.24, cy - r * 0.6)]))
             else:

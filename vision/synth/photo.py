@@ -80,6 +80,7 @@ def sample_conditions(rng: np.random.Generator, style: str) -> dict[str, Any]:
         "second_sheet": bool(rng.random() < 0.2),
         "fingers": int(rng.choice([0, 0, 1, 2])),
         "pencil": bool(rng.random() < 0.2),
+        "resent_quality": int(rng.integers(30, 75)) if rng.random() < 0.15 else 0,  # sent through a messenger
     }
 
 
@@ -371,11 +372,19 @@ def make_photo(seed: int, *, sheet: Sheet | None = None, style: str | None = Non
     noise *= np.sqrt(np.clip(bright, 1, 255) / 128) * cond["noise"]
     img += noise[:, :, None]
     out = cv2.convertScaleAbs(img)  # rounds and saturates to 0…255
-    ok, jpeg = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(cond["jpeg_quality"])])
+    jpeg = encode_jpeg(out, int(cond["jpeg_quality"]))
+    if cond["resent_quality"]:  # a messenger app decodes and compresses it again, harder
+        jpeg = encode_jpeg(cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR), int(cond["resent_quality"]))
+    truth = photo_truth(drawn, camera, cond, style, background, source, seed, px_per_u, tips)
+    return SynthPhoto(jpeg, truth, drawn)
+
+
+def encode_jpeg(image: np.ndarray, quality: int) -> bytes:
+    """JPEG bytes of a BGR image."""
+    ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
     if not ok:
         raise RuntimeError("JPEG encoding failed")
-    truth = photo_truth(drawn, camera, cond, style, background, source, seed, px_per_u, tips)
-    return SynthPhoto(jpeg.tobytes(), truth, drawn)
+    return data.tobytes()
 
 
 def photo_truth(drawn: DrawnSheet, camera: Camera, cond: dict, style: str, background: str,
