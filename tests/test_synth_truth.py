@@ -19,6 +19,7 @@ POSES = [
     dict(tilt=0.7, azimuth=0.3, roll=2.0, k1=-0.12, bend=Bend(0.5, 0.4, 0.0, 0.0)),
     dict(tilt=0.5, azimuth=2.0, roll=3.3, k1=0.06, bend=Bend(0.3, 1.2, 0.6, 4.0)),
     dict(tilt=0.69, azimuth=4.0, roll=5.5, k1=-0.05, bend=Bend(0.0, 0.0, 0.6, 1.5)),
+    dict(tilt=0.4, azimuth=1.0, roll=1.0, k1=0.02, bend=Bend(0.2, 0.0, 0.3, 3.0, fold=0.4, fold_axis=1.6, fold_offset=0.5)),
 ]
 
 

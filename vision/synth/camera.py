@@ -24,13 +24,16 @@ SHEET_CENTRE = np.array([(GEOMETRY.sheet.x0 + GEOMETRY.sheet.x1) / 2, (GEOMETRY.
 
 @dataclass(frozen=True)
 class Bend:
-    """Height of the paper above the table (units): a bow across one axis plus a curled edge."""
+    """Height of the paper above the table (units): a bow, a curled edge and a crease."""
 
     bow: float = 0.0  # height of the bow's middle (u)
     bow_axis: float = 0.0  # direction (radians) across which the sheet bows
     curl: float = 0.0  # height the curled edge reaches (u)
     curl_axis: float = 0.0  # direction (radians) towards the curled edge
     curl_start: float = 0.7  # fraction of the half-sheet where the curl begins
+    fold: float = 0.0  # height of a crease ridge (u): the sheet was folded once and opened again
+    fold_axis: float = 0.0  # direction (radians) across the crease
+    fold_offset: float = 0.0  # crease position from the sheet's centre along that direction (u)
 
     def height(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
         """Paper height above the table at sheet points (units)."""
@@ -43,6 +46,9 @@ class Bend:
             tc = (dx * np.cos(self.curl_axis) + dy * np.sin(self.curl_axis)) / half_c
             ramp = np.clip((tc - self.curl_start) / (1 - self.curl_start), 0, 1)  # flat beyond the edge
             z = z + self.curl * ramp * ramp
+        if self.fold:
+            d = dx * np.cos(self.fold_axis) + dy * np.sin(self.fold_axis) - self.fold_offset
+            z = z + self.fold * np.clip(1 - np.abs(d) / 2.0, 0, None)  # a tent 4 u wide
         return z
 
 

@@ -64,6 +64,9 @@ def sample_conditions(rng: np.random.Generator, style: str) -> dict[str, Any]:
         "bow_axis_deg": round(float(rng.uniform(0, 180)), 2),
         "curl_u": round(float(rng.uniform(0, 0.6) if rng.random() < 0.4 else 0.0), 3),
         "curl_axis_deg": round(float(rng.uniform(0, 360)), 2),
+        "fold_u": round(float(rng.uniform(0.1, 0.4) if rng.random() < 0.15 else 0.0), 3),
+        "fold_axis_deg": round(float(rng.choice([0.0, 90.0]) + rng.normal(0, 3)), 2),
+        "fold_offset_u": round(float(rng.normal(0, 1.0)), 3),
         "exposure": round(float(rng.uniform(0.7, 1.08)), 3),
         "light_gradient": round(float(rng.uniform(0, 0.5)), 3),
         "light_angle_deg": round(float(rng.uniform(0, 360)), 2),
@@ -103,7 +106,8 @@ def photo_size(mp: float, aspect: float, landscape: bool) -> tuple[int, int]:
 def camera_for(cond: dict[str, Any]) -> Camera:
     """The camera (pose, lens, paper bend) that ``cond`` describes."""
     w, h = photo_size(cond["megapixels"], cond["aspect"], cond["landscape"])
-    bend = Bend(cond["bow_u"], np.radians(cond["bow_axis_deg"]), cond["curl_u"], np.radians(cond["curl_axis_deg"]))
+    bend = Bend(cond["bow_u"], np.radians(cond["bow_axis_deg"]), cond["curl_u"], np.radians(cond["curl_axis_deg"]),
+                fold=cond["fold_u"], fold_axis=np.radians(cond["fold_axis_deg"]), fold_offset=cond["fold_offset_u"])
     return place_camera(
         w, h, tilt=np.radians(cond["tilt_deg"]), azimuth=np.radians(cond["azimuth_deg"]),
         roll=np.radians(cond["roll_deg"]), hfov=np.radians(cond["hfov_deg"]), fill=cond["fill"],
