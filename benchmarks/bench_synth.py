@@ -96,6 +96,7 @@ def write_samples(folder: str, megapixels: float = 2.0) -> None:
 
 
 def main() -> None:
+    """Measure, or write the contact sheet or the samples."""
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--n", type=int, default=8)
     p.add_argument("--megapixels", type=float, default=12.0)

@@ -21,6 +21,7 @@ MARGIN_MM = 8.0  # most home printers cannot print closer to the edge
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
+    """Register ``sheet``."""
     p = sub.add_parser(
         "sheet",
         help="write a printable blank map sheet (PDF or PNG)",
@@ -56,6 +57,7 @@ def page_image(side: str, paper: str, dpi: int, variant: str, white_paper: bool)
 
 
 def run(args: argparse.Namespace) -> int:
+    """Check the arguments, then write the page."""
     out = Path(args.out)
     kind = out.suffix.lower()
     if kind not in (".pdf", ".png"):

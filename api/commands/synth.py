@@ -20,6 +20,7 @@ from vision.synth.photo import truth_overlay
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
+    """Register ``synth``."""
     p = sub.add_parser(
         "synth",
         help="generate synthetic phone photos of filled-in sheets, with truth JSON",
@@ -58,6 +59,7 @@ def write_one(job: tuple[int, int, dict, str, bool]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Check the arguments, then generate and write the photos."""
     if args.n < 1:
         raise CliError(f"--n must be at least 1, got {args.n}")
     if args.megapixels is not None and not 0.1 <= args.megapixels <= 50:

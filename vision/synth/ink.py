@@ -339,6 +339,7 @@ class DrawnSheet:
 
     @property
     def alpha(self) -> np.ndarray:
+        """The paper mask (torn edge) of the print."""
         return self.rendered.alpha
 
 

@@ -83,15 +83,19 @@ class Pen:
         return max(1, int(round(width_u * self.s)))
 
     def line(self, a, b, colour, width_u: float) -> None:
+        """A straight line between two points (units)."""
         cv2.line(self.image, self.p(*a), self.p(*b), colour, self.w(width_u), cv2.LINE_AA, SHIFT)
 
     def poly(self, xy, colour, width_u: float, closed: bool = False) -> None:
+        """A polyline through points (units)."""
         cv2.polylines(self.image, [self.pts(xy)], closed, colour, self.w(width_u), cv2.LINE_AA, SHIFT)
 
     def fill(self, xy, colour) -> None:
+        """A filled polygon (units)."""
         cv2.fillPoly(self.image, [self.pts(xy)], colour, cv2.LINE_AA, SHIFT)
 
     def rect(self, box: Box, colour, width_u: float = 0.0) -> None:
+        """A box, filled (``width_u`` 0) or outlined."""
         xy = [(box.x0, box.y0), (box.x1, box.y0), (box.x1, box.y1), (box.x0, box.y1)]
         if width_u <= 0:
             self.fill(xy, colour)
@@ -99,6 +103,7 @@ class Pen:
             self.poly(xy, colour, width_u, closed=True)
 
     def circle(self, c, r_u: float, colour, width_u: float = 0.0) -> None:
+        """A circle, filled (``width_u`` 0) or outlined."""
         thick = -1 if width_u <= 0 else self.w(width_u)
         cv2.circle(self.image, self.p(*c), int(round(r_u * self.s * ONE)), colour, thick, cv2.LINE_AA, SHIFT)
 
