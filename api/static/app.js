@@ -187,6 +187,7 @@ function renderMap() {
 function renderOverlay() {
   const reading = state.reading;
   $("photo-panel").hidden = !reading;
+  document.body.classList.toggle("has-photo", !!reading);
   const svg = $("overlay");
   svg.replaceChildren();
   if (!reading || !reading.cell_outlines?.length) return;
