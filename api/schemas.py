@@ -11,6 +11,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from scoring.sheet import Sheet
+from scoring.terrain import Terrain
+
 Pair = list[int]  # [row, col], 0-based; row 0 is printed row A, col 0 is printed column 1
 
 
@@ -21,13 +24,13 @@ class Open(BaseModel):
 
 
 # ---- requests ---------------------------------------------------------------------------------
+#: The example in /docs: side A as printed, with a forest in the A1 corner, 2 coins ("Try it out" works).
+EXAMPLE_SHEET = Sheet.blank("A").with_cells({(0, 0): Terrain.FOREST}, coins=2).to_json()
+
 class SheetJson(BaseModel):
     """One filled-in map sheet (interfaces.md): 11 rows of 11 terrain names, and the filled coins."""
 
-    model_config = ConfigDict(extra="allow", json_schema_extra={"example": {
-        "side": "A", "coins": 0,
-        "cells": [["empty"] * 3 + ["mountain" if r == 1 else "empty"] + ["empty"] * 7 for r in range(11)],
-    }})
+    model_config = ConfigDict(extra="allow", json_schema_extra={"example": EXAMPLE_SHEET})
 
     side: str = Field(description="'A' or 'B'")
     cells: list[list[str]] = Field(description="cells[row][col]: empty, forest, village, farm, water, "

@@ -401,3 +401,12 @@ def test_cors_is_closed_unless_origins_are_named(origins, allowed):
     c = TestClient(create_app(Settings(cors_origins=origins)))
     r = c.get("/v1/cards", headers={"Origin": "http://table.example"})
     assert (r.headers.get("access-control-allow-origin") == "http://table.example") is allowed
+
+
+def test_the_docs_examples_are_accepted(client):
+    schemas = client.get("/openapi.json").json()["components"]["schemas"]
+    sheet = schemas["SheetJson"]["example"]
+    cards = schemas["ScoreMapRequest"]["properties"]["cards"]["examples"][0]
+    r = client.post("/v1/score-map", json={"sheet": sheet, "cards": cards})
+    assert r.status_code == 200, r.text
+    assert r.json()["cards"] == score_report(Sheet.from_json(sheet), cards)["cards"]
