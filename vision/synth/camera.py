@@ -112,6 +112,18 @@ class Camera:
         return float(max(np.linalg.norm(px - p, axis=-1).max(), np.linalg.norm(py - p, axis=-1).max()) / 0.01)
 
 
+def _keep_outline() -> tuple[np.ndarray, np.ndarray]:
+    """Points around the part of the sheet a photo must show (units): labels to season boxes."""
+    t = np.linspace(0, 1, 9)
+    x0, x1, y0, y1 = -0.8, 11.8, -0.5, 14.6
+    xs = np.concatenate([x0 + (x1 - x0) * t, np.full(9, x1), x1 - (x1 - x0) * t, np.full(9, x0)])
+    ys = np.concatenate([np.full(9, y0), y0 + (y1 - y0) * t, np.full(9, y1), y1 - (y1 - y0) * t])
+    return xs, ys
+
+
+KEEP_IN_VIEW = _keep_outline()
+
+
 def look_at(centre: np.ndarray, target: np.ndarray, roll: float) -> np.ndarray:
     """World → camera rotation for a camera at ``centre`` looking at ``target``, rolled by ``roll``."""
     forward = target - centre
@@ -131,7 +143,8 @@ def place_camera(width: int, height: int, *, tilt: float, azimuth: float, roll: 
     """A camera whose photo shows the sheet tilted by ``tilt``, filling ``fill`` of the frame.
 
     ``offset`` (each −1…1) slides the sheet towards the frame's edges as far as keeps the whole
-    cell area, frame and labels in view.
+    readable part (labels, cell area, coin track, season boxes) in view; if that part does not fit
+    at ``fill``, the camera steps back until it does.
     """
     focal = width / 2 / np.tan(hfov / 2)
     target = np.array([SHEET_CENTRE[0], SHEET_CENTRE[1], 0.0])
@@ -147,11 +160,17 @@ def place_camera(width: int, height: int, *, tilt: float, azimuth: float, roll: 
         p = cam.sheet_to_photo(corners_x, corners_y)
         span = max((p[:, 0].max() - p[:, 0].min()) / width, (p[:, 1].max() - p[:, 1].min()) / height)
         dist *= span / fill
-    # slide the principal point so the sheet sits off-centre, keeping the readable part in view
-    keep = cam.sheet_to_photo(np.array([-0.8, 11.8, 11.8, -0.8, 5.5]), np.array([-0.5, -0.5, 14.6, 14.6, 5.5]))
-    lo, hi = keep.min(axis=0), keep.max(axis=0)
-    room_x = (max(0.0, lo[0] - 0.02 * width), max(0.0, width * 0.98 - hi[0]))
-    room_y = (max(0.0, lo[1] - 0.02 * height), max(0.0, height * 0.98 - hi[1]))
-    dx = offset[0] * (room_x[1] if offset[0] > 0 else room_x[0])
-    dy = offset[1] * (room_y[1] if offset[1] > 0 else room_y[0])
-    return Camera(width, height, focal, width / 2 + dx, height / 2 + dy, cam.rotation, cam.centre, k1, k2, bend)
+    # the readable part (labels, grid, coins, season boxes) must fit: step back until it does
+    kx, ky = KEEP_IN_VIEW
+    for _ in range(40):
+        keep = cam.sheet_to_photo(kx, ky)
+        lo, hi = keep.min(axis=0), keep.max(axis=0)
+        if hi[0] - lo[0] <= 0.96 * width and hi[1] - lo[1] <= 0.96 * height:
+            break
+        dist *= 1.05
+        centre = target - direction * dist
+        cam = Camera(width, height, focal, width / 2, height / 2, cam.rotation, centre, k1, k2, bend)
+    # slide the principal point (the whole picture moves rigidly) so the sheet sits off-centre
+    room = (np.array([width, height]) * 0.96 - (hi - lo)) / 2
+    shift = np.array([width, height]) / 2 - (lo + hi) / 2 + np.asarray(offset) * room
+    return Camera(width, height, focal, width / 2 + shift[0], height / 2 + shift[1], cam.rotation, cam.centre, k1, k2, bend)

@@ -164,15 +164,16 @@ def parchment(shape: tuple[int, int], rgb, px_per_u: float, rng: np.random.Gener
     base = np.array(bgr(rgb), np.float32)
     stains = smooth_noise(shape, 3.0 * px_per_u, rng) * 0.035
     mottle = smooth_noise(shape, 0.4 * px_per_u, rng) * 0.015
-    fibres = cv2.GaussianBlur(rng.standard_normal((h, w)).astype(np.float32), (0, 0), 0.8) * 0.02
-    yy = np.abs(np.linspace(-1, 1, h, dtype=np.float32))[:, None]
-    xx = np.abs(np.linspace(-1, 1, w, dtype=np.float32))[None, :]
-    rim = np.clip(np.maximum(xx, yy) - 0.9, 0, None) * (rng.uniform(0.3, 1.6))
+    fibres = cv2.GaussianBlur(rng.standard_normal((h, w), dtype=np.float32), (0, 0), 0.8) * 0.02
+    yy = np.abs(np.linspace(-1, 1, max(2, h // 8), dtype=np.float32))[:, None]
+    xx = np.abs(np.linspace(-1, 1, max(2, w // 8), dtype=np.float32))[None, :]
+    rim_small = np.clip(np.maximum(xx, yy) - 0.9, 0, None) * rng.uniform(0.3, 1.6)
+    rim = cv2.resize(rim_small, (w, h), interpolation=cv2.INTER_LINEAR)
     shade = 1.0 + stains + mottle + fibres - rim - 0.05 * old_map_lines(shape, px_per_u, rng)
-    img = shade[:, :, None] * base[None, None, :]
-    # warm the rim towards red-brown (some prints show a dark rim)
-    img[:, :, 0] -= rim * 40
-    return np.clip(img, 0, 255).astype(np.uint8)
+    # per channel, saturating to 8 bits; the blue channel loses more at the rim (a red-brown rim)
+    return cv2.merge([cv2.convertScaleAbs(shade - rim * (40 / base[0]), alpha=float(base[0])),
+                      cv2.convertScaleAbs(shade, alpha=float(base[1])),
+                      cv2.convertScaleAbs(shade, alpha=float(base[2]))])
 
 
 def old_map_lines(shape: tuple[int, int], px_per_u: float, rng: np.random.Generator) -> np.ndarray:
@@ -193,8 +194,8 @@ def torn_edge(shape: tuple[int, int], px_per_u: float, rng: np.random.Generator)
     """Paper mask with an irregular edge, eaten in by up to ~0.1 u."""
     h, w = shape
     margin = 0.03 * px_per_u + np.clip(0.025 * px_per_u * (1 + smooth_noise(shape, 0.4 * px_per_u, rng)), 0, 0.08 * px_per_u)
-    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
-    dist = np.minimum(np.minimum(xx, w - 1 - xx), np.minimum(yy, h - 1 - yy))
+    xs, ys = np.arange(w, dtype=np.float32), np.arange(h, dtype=np.float32)
+    dist = np.minimum(np.minimum(xs, w - 1 - xs)[None, :], np.minimum(ys, h - 1 - ys)[:, None])
     return np.clip((dist - margin) * 170 + 128, 0, 255).astype(np.uint8)  # ~1.5 px soft edge
 
 
@@ -414,24 +415,32 @@ def draw_season_boxes(pen: Pen, side: str) -> None:
 
 
 def draw_rift(pen: Pen, side: str, rng: np.random.Generator) -> None:
-    """Side B's wasteland: a torn hole, grey inside with a ragged darker edge."""
-    img = pen.image
+    """Side B's wasteland: a torn hole, grey inside with a ragged darker edge.
+
+    Worked on the rift's neighbourhood only (its cells plus 0.6 u), which keeps big renders fast.
+    """
+    cells = SIDES[side].wasteland
+    rows, cols = [r for r, _ in cells], [c for _, c in cells]
+    h_img, w_img = pen.image.shape[:2]
+    bx0, by0 = (max(0, int(v / ONE)) for v in pen.p(min(cols) - 0.6, min(rows) - 0.6))
+    bx1, by1 = pen.p(max(cols) + 1.6, max(rows) + 1.6)
+    bx1, by1 = min(w_img, int(bx1 / ONE)), min(h_img, int(by1 / ONE))
+    img = pen.image[by0:by1, bx0:bx1]  # a view: drawing here draws on the sheet
     h, w = img.shape[:2]
     s = pen.s
     mask = np.zeros((h, w), np.float32)
-    for r, c in SIDES[side].wasteland:
+    for r, c in cells:
         x0, y0 = pen.p(c, r)
         x1, y1 = pen.p(c + 1, r + 1)
-        cv2.rectangle(mask, (x0 // ONE, y0 // ONE), (x1 // ONE, y1 // ONE), 1.0, -1)
+        cv2.rectangle(mask, (x0 // ONE - bx0, y0 // ONE - by0), (x1 // ONE - bx0, y1 // ONE - by0), 1.0, -1)
     mask = cv2.GaussianBlur(mask, (0, 0), 0.18 * s)
     rag = smooth_noise((h, w), 0.25 * s, rng) * 0.12 + smooth_noise((h, w), 0.06 * s, rng) * 0.06
     hole = ((mask + rag) > 0.5).astype(np.uint8)
     edge = cv2.dilate(hole, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (max(3, int(0.1 * s)) | 1,) * 2)) - hole
     inner_edge = hole - cv2.erode(hole, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (max(3, int(0.08 * s)) | 1,) * 2))
     grey = 120 + 18 * smooth_noise((h, w), 0.3 * s, rng) + 8 * smooth_noise((h, w), 0.05 * s, rng)
-    grey3 = np.repeat(grey[:, :, None], 3, axis=2)
     hb = hole.astype(bool)
-    img[hb] = np.clip(grey3[hb], 0, 255).astype(np.uint8)
+    img[hb] = np.clip(grey[hb], 0, 255).astype(np.uint8)[:, None]
     img[inner_edge.astype(bool)] = (55, 60, 65)
     lighter = edge.astype(bool)
     img[lighter] = np.clip(img[lighter].astype(np.int16) + 25, 0, 255).astype(np.uint8)

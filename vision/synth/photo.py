@@ -338,21 +338,20 @@ def make_photo(seed: int, *, sheet: Sheet | None = None, style: str | None = Non
     mx, my, shade = warp_maps(camera, drawn.rendered.affine, np.radians(cond["light_angle_deg"]))
     paper = cv2.remap(drawn.image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT).astype(np.float32)
     alpha = cv2.remap(drawn.alpha, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT).astype(np.float32) / 255
-    paper *= shade[:, :, None]
-    # the sheet's own soft shadow on the table, then the sheet
-    # the sheet's own soft shadow on the table (worked out small: it is blurry anyway), then the sheet
-    small = cv2.resize(alpha, (max(2, w // 8), max(2, h // 8)), interpolation=cv2.INTER_AREA)
-    drop = cv2.resize(cv2.GaussianBlur(small, (0, 0), max(0.5, 0.0005 * max(w, h))), (w, h))
-    img *= (1 - 0.25 * drop * (1 - alpha))[:, :, None]
-    alpha3 = alpha[:, :, None]
-    paper -= img
-    paper *= alpha3
-    img += paper  # img·(1 − α) + paper·α
-    del paper, mx, my, alpha3
+    del mx, my
+    img = cv2.blendLinear(paper, img, alpha, 1 - alpha)  # the sheet over the table
+    del paper
     if cond["pencil"]:
         draw_pencil(img, camera, rng)
     tips = draw_fingers(img, camera, int(cond["fingers"]), rng)
-    img *= light_field(w, h, cond, rng)[:, :, None]
+    # one brightness factor per pixel: the bent paper's shading on the sheet, the sheet's own soft
+    # drop shadow on the table (worked out small: it is blurry anyway), and the room's light
+    small = cv2.resize(alpha, (max(2, w // 8), max(2, h // 8)), interpolation=cv2.INTER_AREA)
+    drop = cv2.resize(cv2.GaussianBlur(small, (0, 0), max(0.5, 0.0005 * max(w, h))), (w, h))
+    brightness = light_field(w, h, cond, rng)
+    brightness *= alpha * shade + (1 - alpha) * (1 - 0.25 * drop)
+    del alpha, shade, drop
+    img *= brightness[:, :, None]
     gains = np.array(cond["white_balance"], np.float32)
     img *= (gains * auto_exposure(img, cond["exposure"], gains))[None, None, :]
     if cond["glare"] > 0:
