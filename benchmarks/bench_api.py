@@ -111,7 +111,7 @@ def main() -> None:
         health = httpx.get(f"{base}/health").json()
         print(f"machine: {os.cpu_count()} cores; server: one uvicorn worker at {base}; health: {health}")
         body = {"sheet": sheet, "cards": CARDS, "season": "spring"}
-        warm = run_load(base, lambda c, i: c.post("/v1/score-map", json=body), 20, 1)  # noqa: F841 (warm-up)
+        run_load(base, lambda c, i: c.post("/v1/score-map", json=body), 20, 1)  # warm-up
         res = run_load(base, lambda c, i: c.post("/v1/score-map", json=body), args.requests, args.concurrency)
         print(f"/v1/score-map (samples/typical-a.json, four cards, one season): {json.dumps(res)}")
         if not health.get("reader"):
