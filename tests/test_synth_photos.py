@@ -111,3 +111,11 @@ def test_sheet_command_writes_a_pdf(tmp_path):
     out = tmp_path / "sheet.pdf"
     assert main(["sheet", "--side", "A", "--out", str(out), "--dpi", "100"]) == 0
     assert out.read_bytes()[:5] == b"%PDF-"
+
+
+def test_synth_command_gives_the_same_photos_with_two_workers(tmp_path):
+    one, two = tmp_path / "one", tmp_path / "two"
+    assert main(["synth", "--n", "2", "--seed", "9", "--out", str(one), "--megapixels", "0.3"]) == 0
+    assert main(["synth", "--n", "2", "--seed", "9", "--out", str(two), "--megapixels", "0.3", "--jobs", "2"]) == 0
+    for a in sorted(one.iterdir()):
+        assert a.read_bytes() == (two / a.name).read_bytes()
