@@ -72,7 +72,7 @@ def sample_conditions(rng: np.random.Generator, style: str) -> dict[str, Any]:
         "light_angle_deg": round(float(rng.uniform(0, 360)), 2),
         "shadow": round(float(rng.uniform(0.1, 0.5) if rng.random() < 0.5 else 0.0), 3),
         "white_balance": [round(float(v), 3) for v in white_balance(rng)],
-        "glare": round(float(rng.uniform(0.2, 0.6) if marker and rng.random() < 0.4 else 0.0), 3),
+        "glare": round(float(rng.uniform(0.15, 0.45) if marker and rng.random() < 0.4 else 0.0), 3),
         "defocus_px": round(float(rng.uniform(0, 2.2) if rng.random() < 0.6 else 0.0), 2),
         "motion_px": round(float(rng.uniform(1, 9) if rng.random() < 0.25 else 0.0), 2),
         "motion_angle_deg": round(float(rng.uniform(0, 180)), 2),
