@@ -94,3 +94,20 @@ def test_unknown_job(client):
     r = client.get("/v1/batch/0123456789ab")
     assert r.status_code == 404 and r.json()["code"] == "job-not-found"
     assert client.get("/v1/batch/..%2F..%2Fetc").status_code == 404
+
+
+def test_a_job_interrupted_by_a_restart_resumes_without_redoing_sheets(tmp_path, monkeypatch):
+    monkeypatch.setenv("CARTOGRAPHERS_BATCH_DIR", str(tmp_path / "jobs"))
+    files = sheet_files(6)
+    with TestClient(create_app()) as first:
+        job = first.post("/v1/batch", files=[("photos", f) for f in files], data={"cards": ",".join(CARDS)}).json()["id"]
+        before = wait_done(first, job).json()["results"]
+    folder = tmp_path / "jobs" / job
+    (folder / "results.json").unlink()  # as if the service stopped after three sheets
+    journal = folder / "results.json.journal.jsonl"
+    journal.write_bytes(b"".join(journal.read_bytes().splitlines(keepends=True)[:4]))
+    with TestClient(create_app()) as second:
+        assert second.get(f"/v1/batch/{job}").json()["done"] <= 7
+        after = wait_done(second, job).json()
+    assert after["results"] == before
+    assert len(journal.read_bytes().splitlines()) == 1 + 7  # the header, three kept, four scored again
