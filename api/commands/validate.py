@@ -1,0 +1,84 @@
+"""``cartographers validate SHEET [--log LOG.json] [--previous EARLIER ...] [--time-limit S] [--json]``.
+
+Answers legal / illegal / cannot-tell with reasons and cells (``docs/game-engine.md``). ``--log``
+takes a card log or a whole game record (its ``card_log`` is used). ``--previous`` takes the sheets
+at the end of earlier seasons, spring first (repeat the option, or give one JSON file holding a
+list of sheets). Exit status: 0 legal, 1 illegal, 3 cannot tell, 2 unusable input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from api.cli import CliError
+from api.sheet_files import load_sheet
+from scoring.sheet import Sheet
+from scoring.sides import cell_name
+from scoring.validate import validate
+
+EXIT = {"legal": 0, "illegal": 1, "cannot-tell": 3}
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "validate",
+        help="check that a sheet could come from a real game",
+        description="Check a sheet alone, against the table's card log, and against earlier season sheets.",
+    )
+    p.add_argument("sheet", help="sheet JSON or text form")
+    p.add_argument("--log", help="card log JSON (or a game record from 'simulate --json')")
+    p.add_argument("--previous", action="append", default=[], metavar="EARLIER",
+                   help="sheet at the end of an earlier season (repeat, spring first)")
+    p.add_argument("--time-limit", type=float, default=5.0, help="seconds for the whole check (default 5)")
+    p.add_argument("--json", action="store_true", help="print the verdict JSON")
+    p.set_defaults(run=run)
+
+
+def _read_json(path: str, what: str):
+    p = Path(path)
+    if p.is_dir() or p.stat().st_size > 5_000_000:
+        raise CliError(f"{path}: not a {what} file")
+    try:
+        return json.loads(p.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as e:
+        raise CliError(f"{path} is not valid JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
+
+
+def _previous(paths: list[str]) -> list[Sheet]:
+    out: list[Sheet] = []
+    for path in paths:
+        if Path(path).read_text(encoding="utf-8").lstrip().startswith("["):
+            data = _read_json(path, "sheet")
+            for k, item in enumerate(data):
+                try:
+                    out.append(Sheet.from_json(item))
+                except ValueError as e:
+                    raise CliError(f"{path}[{k}]: {e}") from None
+        else:
+            out.append(load_sheet(path))
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    sheet = load_sheet(args.sheet)
+    log = None
+    if args.log:
+        log = _read_json(args.log, "card log")
+        if isinstance(log, dict) and "card_log" in log:
+            log = log["card_log"]
+    previous = _previous(args.previous)
+    if args.time_limit <= 0:
+        raise CliError("--time-limit must be positive")
+    verdict = validate(sheet, log=log, previous=previous or None, time_limit=args.time_limit)
+    if args.json:
+        print(json.dumps(verdict.to_json(), indent=1))
+    else:
+        print(f"{verdict.status} (level {verdict.level})")
+        for c in verdict.checks:
+            print(f"  {c.level:<8} {c.status:<12} {c.seconds:.2f} s")
+        for r in verdict.reasons:
+            cells = f" [{', '.join(cell_name(c) for c in r.cells)}]" if r.cells else ""
+            print(f"  - {r.message}{cells}")
+    return EXIT[verdict.status]
