@@ -3,12 +3,14 @@
 Three steps, each checkable on its own (sheet-reference.md, "Layout"):
 
 1. :func:`find_grid` — quadrilateral candidates from the dark printed frame (adaptive threshold →
-   contours → 4-gon fits), each checked to really be an 11 × 11 lattice by the periodic profile of
-   the dashed cell lines (:func:`lattice_fit`); the fit also corrects a quad that followed the outer
-   edge of the frame band instead of the cell area.
+   contours → 4-gon and side-line fits), re-anchored on the periodic profile of the dashed cell
+   lines (:func:`lattice_fit`, which also corrects a quad that followed the outer edge of the frame
+   band), refined locally, and only then checked to really be an 11 × 11 lattice
+   (:func:`lattice_score`): lens distortion and bowed paper bend lines too much for a check
+   through one homography.
 2. :func:`refine_intersections` — the 12 × 12 printed line crossings, each snapped locally to the
-   nearest line crossing, regularised against its neighbours (a snap may move at most
-   ``MAX_SNAP_U``; outliers are replaced by their neighbours' median) so the map follows curl.
+   nearest line crossing, then made a smooth field (a robust cubic surface plus small local
+   residuals) so the map follows curl without jumping to a drawn stroke.
 3. :func:`sample_cells` — the canonical top-down cell area, ``PX`` pixels per grid unit, sampled
    through the bilinear interpolation of the snapped crossings (a piecewise grid remap).
 
@@ -23,16 +25,23 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.layout import GRID
+from vision.layout import GEOMETRY, GRID
 
 PX = 32  # canonical pixels per grid unit for the cell area
 FIND_LONG_SIDE = 1000  # candidate search runs on the photo shrunk to this long side
 LATTICE_PX = 16  # canonical pixels per unit when checking a candidate lattice
-MIN_LINE_CONTRAST = 1.35  # dashed-line profile at lines / between lines, both axes
-MAX_SNAP_U = 0.3  # a crossing moves at most this far from the global homography's guess
+MIN_LINE_CONTRAST = 1.2  # line/between-line profile ratio × share of lines standing out, both axes
+MAX_DISPLACEMENT_U = 0.7  # a crossing moves at most this far from the global homography's guess
+WEAK_LINE_CONTRAST = 0.8  # a lattice this faint (thick marker strokes) needs the mountains to confirm it
+MOUNTAIN_CONFIRMS = 0.25  # mountain separation (vision.orient) that confirms a faint lattice
+PRECHECK_CONTRAST = 1.1
+_FW = GEOMETRY.frame_width  # the frame band's outer line runs at −0.2 and 11.2 u
+_K = GRID / (GRID + 2 * _FW)
+#: true u → the u a quad on the frame's outer line assumes it is (its corners at 0 and 11)
+FRAME_OUTER_TO_CELLS = np.array([[_K, 0, _FW * _K], [0, _K, _FW * _K], [0, 0, 1.0]])  # global line/mid-cell profile ratio a candidate needs to be refined
 LINES = GRID + 1  # 12 printed lines each way
 LOCAL_RESIDUAL_U = 0.04  # a snap may differ this much from the smooth curl surface
-MIN_STANDING_LINES = 9  # of the 10 inner lines each way, in the lattice check
+MIN_STANDING_LINES = 6  # of the 10 inner lines each way, in the lattice check
 
 
 @dataclass
@@ -81,8 +90,14 @@ def homography_from_intersections(pts: np.ndarray) -> np.ndarray:
 
 
 def line_image(bgr: np.ndarray) -> np.ndarray:
-    """Darkest channel, so gold (side A) and blue-grey (side B) lines both stand out, as float32."""
-    return bgr.min(axis=2).astype(np.float32)
+    """Darkest channel, so gold (side A) and blue-grey (side B) lines both stand out (uint8).
+
+    A single-channel image is returned as it is, so callers may pass either.
+    """
+    if bgr.ndim == 2:
+        return bgr
+    b, g, r = cv2.split(bgr)
+    return cv2.min(cv2.min(b, g), r)
 
 
 def black_hat(gray: np.ndarray, width_px: int) -> np.ndarray:
@@ -128,6 +143,9 @@ def quad_candidates(gray: np.ndarray, max_candidates: int = 12) -> list[np.ndarr
             quad = order_corners(approx.reshape(4, 2))
             if _plausible_quad(quad):
                 found.append((cv2.contourArea(quad.astype(np.float32)), quad))
+                fitted = _side_line_corners(cnt.reshape(-1, 2).astype(np.float64), quad)
+                if fitted is not None and _plausible_quad(fitted):
+                    found.append((cv2.contourArea(fitted.astype(np.float32)), fitted))
     found.sort(key=lambda t: -t[0])
     unique: list[np.ndarray] = []
     for _, q in found:
@@ -137,6 +155,36 @@ def quad_candidates(gray: np.ndarray, max_candidates: int = 12) -> list[np.ndarr
         if len(unique) >= max_candidates:
             break
     return unique
+
+
+def _side_line_corners(points: np.ndarray, quad: np.ndarray) -> np.ndarray | None:
+    """Corners from straight lines fitted to the middle of each side of a contour.
+
+    A bowed sheet or lens distortion curves the frame; the hull's extreme points then sit off
+    the lattice, while lines through each side's middle half average the curve out.
+    """
+    lines = []
+    for k in range(4):
+        a, b = quad[k], quad[(k + 1) % 4]
+        ab = b - a
+        length = np.linalg.norm(ab)
+        t = (points - a) @ ab / (length ** 2)
+        normal = np.array([-ab[1], ab[0]]) / length
+        dist = np.abs((points - a) @ normal)
+        near = (t > 0.2) & (t < 0.8) & (dist < 0.06 * length)
+        if near.sum() < 5:
+            return None
+        vx, vy, x0, y0 = cv2.fitLine(points[near].astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+        lines.append((np.array([x0, y0], float), np.array([vx, vy], float)))
+    corners = []
+    for k in range(4):
+        (p1, d1), (p2, d2) = lines[k - 1], lines[k]
+        m = np.array([d1, -d2]).T
+        if abs(np.linalg.det(m)) < 1e-6:
+            return None
+        s, _ = np.linalg.solve(m, p2 - p1)
+        corners.append(p1 + s * d1)
+    return np.array(corners)
 
 
 def _plausible_quad(quad: np.ndarray) -> bool:
@@ -167,9 +215,9 @@ def _profile_fit(profile: np.ndarray, px: int, margin: float) -> tuple[float, fl
     """
     n = len(profile)
     xs = np.arange(n, dtype=np.float64)
-    sigma = max(0.8, 0.06 * px)
+    sigma = max(0.8, 0.08 * px)
     smooth = cv2.GaussianBlur(profile.astype(np.float32).reshape(1, -1), (0, 0), sigma).ravel()
-    spacing, offset = np.meshgrid(np.linspace(0.93, 1.07, 57), np.linspace(-0.45, 0.45, 73), indexing="ij")
+    spacing, offset = np.meshgrid(np.linspace(0.92, 1.08, 65), np.linspace(-0.55, 0.55, 89), indexing="ij")
     k = np.arange(1, GRID)
     lines = (margin + offset[..., None] + spacing[..., None] * k) * px - 0.5
     mids = (margin + offset[..., None] + spacing[..., None] * (np.arange(GRID) + 0.5)) * px - 0.5
@@ -187,25 +235,58 @@ def _profile_fit(profile: np.ndarray, px: int, margin: float) -> tuple[float, fl
 
 
 def lattice_fit(gray_small: np.ndarray, quad_to_u: np.ndarray) -> tuple[np.ndarray, float]:
-    """Check a candidate and correct it to the lattice: (corrected u → photo homography, contrast).
+    """Re-anchor a candidate on the dashed lines: (corrected u → photo homography, raw contrast).
 
     ``quad_to_u`` maps canonical u → photo px assuming the quad is the cell area. The dashed
-    lines' profiles along x and y must show 10 inner lines a unit apart (contrast ≥
-    ``MIN_LINE_CONTRAST``); offset and spacing found there re-anchor the grid.
+    lines' median profiles along x and y give the offset and spacing of the 10 inner lines (this
+    corrects a quad that followed the outer edge of the frame band); the contrast is a cheap
+    pre-check, the real lattice check is :func:`lattice_score` after local refinement.
     """
-    margin = 0.7
+    margin = 0.8
     px = LATTICE_PX
     canon = warp_canonical(gray_small, quad_to_u, px, -margin, -margin, GRID + margin, GRID + margin)
-    lines = black_hat(canon, px // 3)
+    lines = black_hat(canon, px // 3).astype(np.float32)
     inner = slice(int((margin + 0.3) * px), int((margin + GRID - 0.3) * px))
     # medians, not means: a line crosses every row, drawn marks and mountains only a few
     col_profile = np.median(lines[inner, :], axis=0)
     row_profile = np.median(lines[:, inner], axis=1)
-    ox, sx, cx, nx = _profile_fit(col_profile, px, margin)
-    oy, sy, cy, ny = _profile_fit(row_profile, px, margin)
+    ox, sx, cx, _ = _profile_fit(col_profile, px, margin)
+    oy, sy, cy, _ = _profile_fit(row_profile, px, margin)
     fix = np.array([[sx, 0, ox], [0, sy, oy], [0, 0, 1.0]])  # true u → assumed u
-    contrast = min(cx, cy) if min(nx, ny) >= MIN_STANDING_LINES else 0.0
-    return quad_to_u @ fix, contrast
+    return quad_to_u @ fix, min(cx, cy)
+
+
+def lattice_score(image: np.ndarray, intersections: np.ndarray, px: int = LATTICE_PX) -> float:
+    """How surely the refined crossings sit on an 11 × 11 lattice of printed lines.
+
+    On the cell area rectified through the crossings, the median black-hat profile must peak at
+    every inner line: score = (line / mid-cell contrast) × (share of the 10 inner lines standing
+    out of both neighbouring mid-cells), the smaller of the two axes. ≥ ``MIN_LINE_CONTRAST`` passes.
+    """
+    mx, my = cell_area_maps(intersections, px)
+    canon = cv2.remap(line_image(image), mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    lines = black_hat(canon, px // 3).astype(np.float32)
+    scores = []
+    for profile in (np.median(lines, axis=0), np.median(lines, axis=1)):
+        smooth = cv2.GaussianBlur(profile.astype(np.float32).reshape(1, -1), (0, 0), 0.8).ravel()
+        xs = np.arange(len(smooth))
+        on = np.interp(np.arange(1, GRID) * px - 0.5, xs, smooth)
+        off = np.interp((np.arange(GRID) + 0.5) * px - 0.5, xs, smooth)
+        step = 0.5 * (np.median(on) - np.median(off))
+        standing = ((on - off[:-1] > step) & (on - off[1:] > step)).sum()
+        contrast = (np.median(on) + 1.0) / (np.median(off) + 1.0)
+        scores.append(float(contrast * standing / (GRID - 1)) if step > 0 else 0.0)
+    return min(scores)
+
+
+def _mountain_separation(image: np.ndarray, intersections: np.ndarray) -> float:
+    """How cleanly some side's five printed mountains sit on whole cells of this lattice (vision.orient)."""
+    from vision.orient import best_separation, mountain_darkness  # orient builds on this module
+
+    px = LATTICE_PX
+    mx, my = cell_area_maps(intersections, px)
+    cells = cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return best_separation(mountain_darkness(cells, px))
 
 
 def _quad_homography(quad: np.ndarray) -> np.ndarray:
@@ -214,82 +295,111 @@ def _quad_homography(quad: np.ndarray) -> np.ndarray:
     return cv2.getPerspectiveTransform(src, quad.astype(np.float32))
 
 
-def find_grid(image: np.ndarray) -> tuple[np.ndarray, float] | None:
-    """A u → photo-pixel homography for the best 11 × 11 lattice in ``image`` and its contrast.
+@dataclass
+class _Candidate:
+    homography: np.ndarray  # u → small-image px
+    disp: np.ndarray  # (12, 12, 2) u, local corrections on top of it
+    score: float
+    area: float  # ranking: lattice area × (lattice score + 2 × mountain separation)
 
-    ``None`` when no candidate passes the lattice check.
+
+def find_grid(image: np.ndarray, max_refined: int = 8) -> tuple[np.ndarray, np.ndarray, float] | None:
+    """The best 11 × 11 lattice in ``image``: (u → photo homography, displacement field u, score).
+
+    Works on the photo shrunk to ``FIND_LONG_SIDE``: quad candidates → lattice re-anchoring
+    (cheap pre-check) → local refinement of the best few → :func:`lattice_score`. ``None`` when no
+    candidate scores ≥ ``MIN_LINE_CONTRAST`` (or ≥ ``WEAK_LINE_CONTRAST`` with the printed mountains
+    landing on whole cells). Among passing candidates the largest wins (the
+    user's sheet, not one lying beside it).
     """
     h, w = image.shape[:2]
     shrink = min(1.0, FIND_LONG_SIDE / max(h, w))
     small = cv2.resize(image, (int(w * shrink), int(h * shrink)), interpolation=cv2.INTER_AREA) if shrink < 1 else image
     gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
     darkest = line_image(small)
-    best: tuple[float, np.ndarray, float] | None = None
+    pre: list[tuple[float, list[np.ndarray]]] = []
     for quad in quad_candidates(gray):
-        hom, contrast = lattice_fit(darkest, _quad_homography(quad))
-        for _ in range(2):  # re-fit once the grid is re-anchored (a quad off the frame band)
-            if contrast < MIN_LINE_CONTRAST:
-                break
-            hom2, contrast2 = lattice_fit(darkest, hom)
-            if contrast2 < contrast:
-                break
-            hom, contrast = hom2, contrast2
-        if contrast < MIN_LINE_CONTRAST:
-            continue
-        corners = cv2.perspectiveTransform(
-            np.array([[[0, 0], [GRID, 0], [GRID, GRID], [0, GRID]]], np.float64), hom)[0]
-        area = cv2.contourArea(corners.astype(np.float32))
-        rank = area * min(contrast, 3.0)
-        if best is None or rank > best[0]:
-            best = (rank, hom, contrast)
+        as_cells = _quad_homography(quad)
+        hom, contrast = lattice_fit(darkest, as_cells)
+        if contrast >= PRECHECK_CONTRAST:
+            # the quad may be the cell area, the frame band's outer line, or only near the lattice
+            pre.append((contrast, [as_cells, as_cells @ FRAME_OUTER_TO_CELLS, hom]))
+    pre.sort(key=lambda t: -t[0])
+    best: _Candidate | None = None
+    for _, hypotheses in pre[:max_refined]:
+        for hom in hypotheses:
+            pts, disp = refine_intersections(darkest, hom, LATTICE_PX * 2, search_u=0.4)
+            pts, disp = refine_intersections(darkest, hom, LATTICE_PX * 2, prior=disp, search_u=0.2)
+            score = lattice_score(darkest, pts)
+            if score < WEAK_LINE_CONTRAST:
+                continue
+            separation = _mountain_separation(small, pts)
+            if score < MIN_LINE_CONTRAST and separation < MOUNTAIN_CONFIRMS:
+                continue
+            c = pts
+            area = cv2.contourArea(np.array([c[0, 0], c[0, -1], c[-1, -1], c[-1, 0]], np.float32))
+            rank = area * (min(score, 2.0) + 2 * max(separation, 0.0))
+            if best is None or rank > best.area:
+                best = _Candidate(hom, disp, score, rank)
     if best is None:
         return None
     to_full = np.diag([1.0 / shrink, 1.0 / shrink, 1.0])
-    return to_full @ best[1], best[2]
+    return to_full @ best.homography, best.disp, best.score
 
 
 # ---- 2. local refinement -------------------------------------------------------------------
-def _peak(profile: np.ndarray) -> float:
-    """Sub-pixel position of the profile's maximum (parabola through the top three)."""
-    k = int(np.argmax(profile))
-    if 0 < k < len(profile) - 1:
-        a, b, c = profile[k - 1], profile[k], profile[k + 1]
-        den = a - 2 * b + c
-        if den < 0:
-            return k + 0.5 * (a - c) / den
-    return float(k)
+def _peaks(profiles: np.ndarray) -> np.ndarray:
+    """Sub-pixel maximum of each row of ``profiles`` (parabola through the top three)."""
+    n = profiles.shape[1]
+    k = np.argmax(profiles, axis=1)
+    kc = np.clip(k, 1, n - 2)
+    idx = np.arange(len(profiles))
+    a, b, c = profiles[idx, kc - 1], profiles[idx, kc], profiles[idx, kc + 1]
+    den = a - 2 * b + c
+    inside = (k == kc) & (den < 0)
+    offset = np.where(inside, 0.5 * (a - c) / np.where(den < 0, den, -1.0), 0.0)
+    return k + offset
 
 
-def refine_intersections(image: np.ndarray, homography: np.ndarray, px: int = PX) -> tuple[np.ndarray, float]:
-    """Snap the 144 crossings to the printed lines near where ``homography`` puts them.
+def refine_intersections(image: np.ndarray, homography: np.ndarray, px: int = PX, prior: np.ndarray | None = None,
+                         search_u: float = 0.3) -> tuple[np.ndarray, np.ndarray]:
+    """Snap the 144 crossings to the printed lines near where ``homography`` (+ ``prior``) puts them.
 
-    Returns (12, 12, 2) photo points and the median snap in u. Each crossing is moved along x by
-    the peak of the vertical line's profile and along y by the horizontal line's, within
-    ``MAX_SNAP_U``; the snaps are then made a smooth field (:func:`_smoothed`).
+    Returns (12, 12, 2) photo points and the displacement field in u. Each crossing is moved
+    along x by the peak of the vertical line's profile and along y by the horizontal line's,
+    searching ``search_u`` around the prior; the snaps are then made a smooth field
+    (:func:`_smoothed`).
     """
-    margin = 0.6
+    margin = 1.2
     canon = warp_canonical(line_image(image), homography, px, -margin, -margin, GRID + margin, GRID + margin)
-    lines = black_hat(canon, px // 3)
-    search = int(MAX_SNAP_U * px)
+    lines = black_hat(canon, px // 3).astype(np.float32)
+    prior = np.zeros((LINES, LINES, 2)) if prior is None else prior
+    search = int(search_u * px)
     arm = int(0.42 * px)
     gap = int(0.08 * px)
-    disp = np.zeros((LINES, LINES, 2))
+    ideal = ideal_intersections()
+    cx = np.round((margin + ideal[..., 0] + prior[..., 0]) * px).astype(int).ravel()
+    cy = np.round((margin + ideal[..., 1] + prior[..., 1]) * px).astype(int).ravel()
+    h, w = lines.shape
+    across = np.arange(-search, search + 1)
+    along = np.concatenate([np.arange(-arm, -gap), np.arange(gap, arm)])
+    # vertical line near each crossing: rows along it, columns across it → profile over x
+    rows = np.clip(cy[:, None, None] + along[None, :, None], 0, h - 1)
+    cols = np.clip(cx[:, None, None] + across[None, None, :], 0, w - 1)
+    prof_x = lines[rows, cols].mean(axis=1)
+    rows = np.clip(cy[:, None, None] + across[None, None, :], 0, h - 1)
+    cols = np.clip(cx[:, None, None] + along[None, :, None], 0, w - 1)
+    prof_y = lines[rows, cols].mean(axis=1)
+    snapped = np.zeros((LINES, LINES, 2))
     strength = np.zeros((LINES, LINES, 2))
-    for i in range(LINES):
-        for j in range(LINES):
-            cx = int(round((margin + j) * px))
-            cy = int(round((margin + i) * px))
-            strip_v = np.concatenate([lines[cy - arm:cy - gap, cx - search:cx + search + 1],
-                                      lines[cy + gap:cy + arm, cx - search:cx + search + 1]])
-            strip_h = np.concatenate([lines[cy - search:cy + search + 1, cx - arm:cx - gap],
-                                      lines[cy - search:cy + search + 1, cx + gap:cx + arm]], axis=1)
-            for k, profile in ((0, strip_v.mean(axis=0)), (1, strip_h.mean(axis=1))):
-                disp[i, j, k] = (_peak(profile) - search) / px
-                strength[i, j, k] = profile.max() - np.median(profile)
-    disp = _smoothed(disp, strength)
+    for k, prof, centre in ((0, prof_x, cx), (1, prof_y, cy)):
+        peak = _peaks(prof)
+        snapped[..., k] = ((centre - search + peak) / px - margin - ideal[..., k].ravel()).reshape(LINES, LINES)
+        strength[..., k] = (prof.max(axis=1) - np.median(prof, axis=1)).reshape(LINES, LINES)
+    disp = _smoothed(snapped, strength)
     pts_u = ideal_intersections() + disp
     pts = cv2.perspectiveTransform(pts_u.reshape(1, -1, 2), homography)[0].reshape(LINES, LINES, 2)
-    return pts, float(np.median(np.linalg.norm(disp, axis=2)))
+    return pts, disp
 
 
 def _surface_terms(i: np.ndarray, j: np.ndarray) -> np.ndarray:
@@ -327,7 +437,7 @@ def _smoothed(disp: np.ndarray, strength: np.ndarray) -> np.ndarray:
         res = disp[..., k] - surface
         keep = inner & (np.abs(res) < LOCAL_RESIDUAL_U)
         out[..., k] = surface + np.where(keep, res, 0.0)
-    return np.clip(out, -MAX_SNAP_U, MAX_SNAP_U)
+    return np.clip(out, -MAX_DISPLACEMENT_U, MAX_DISPLACEMENT_U)
 
 
 def fit_grid(image: np.ndarray) -> GridFit | None:
@@ -335,11 +445,10 @@ def fit_grid(image: np.ndarray) -> GridFit | None:
     found = find_grid(image)
     if found is None:
         return None
-    hom, contrast = found
-    pts, residual = refine_intersections(image, hom)
-    hom = homography_from_intersections(pts)
-    pts, residual = refine_intersections(image, hom)
-    return GridFit(pts, homography_from_intersections(pts), contrast, residual)
+    hom, disp, score = found
+    pts, disp = refine_intersections(line_image(image), hom, PX, prior=disp, search_u=0.15)
+    residual = float(np.median(np.linalg.norm(disp, axis=2)))
+    return GridFit(pts, homography_from_intersections(pts), score, residual)
 
 
 # ---- 3. sampling -----------------------------------------------------------------------------

@@ -55,6 +55,12 @@ def _separation(dark: np.ndarray, mountains: frozenset, skip: frozenset) -> floa
     return float(min(on) - dark[off_mask].max())
 
 
+def best_separation(dark: np.ndarray) -> float:
+    """The best separation over both sides and all four quarter turns."""
+    return max(_separation(np.rot90(dark, k), layout.mountains, layout.wasteland)
+               for layout in SIDES.values() for k in range(4))
+
+
 def shift_margin(dark_upright: np.ndarray, side: str) -> float:
     """Separation of the true layout minus the best of its 8 one-cell shifts (> 0 means no shift)."""
     layout = SIDES[side]
@@ -72,7 +78,7 @@ def coin_track_periodicity(image: np.ndarray, fit: GridFit, px: int = 16) -> flo
     """How strongly the strip where the coin track should be repeats every coin spacing (0…~1)."""
     band = GEOMETRY.coin_band
     strip = warp_canonical(line_image(image), fit.homography, px, band.x0, band.y0, band.x1, band.y1)
-    profile = strip.mean(axis=0)
+    profile = strip.astype(np.float32).mean(axis=0)
     profile = profile - profile.mean()
     x = (np.arange(len(profile)) + 0.5) / px + band.x0
     phase = 2 * np.pi * (x - GEOMETRY.coin_x0) / GEOMETRY.coin_dx

@@ -1,0 +1,293 @@
+"""The reader's benchmark (``cartographers bench-vision --n N --seed S``).
+
+Photos come from :func:`vision.synth.make_photo` with seeds from ``BENCH_SEED_BASE`` on, a range
+training never uses (:data:`vision.train.TRAIN_SEED_BASE`), with the generator's own random
+styles, backgrounds and conditions (all mixed). Three passes:
+
+1. generate the photos (2 processes) and keep their JPEG bytes and truth in a temporary folder;
+2. read them with 2 worker processes (one thread each): accuracy figures, latency per photo,
+   photos per second, each worker's peak memory;
+3. read a few 12 MP photos in a fresh single process: latency on one core and peak memory of a
+   process that only reads.
+
+Figures are broken down by style, style family, background family and capture condition, and
+for the held-out style family / background family named in ``models/reader.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from dataclasses import dataclass
+from multiprocessing import get_context
+from pathlib import Path
+
+import numpy as np
+
+BENCH_SEED_BASE = 50_000_000  # benchmark photo seeds: BENCH_SEED_BASE + 100_000·seed + i
+SHIFT_ERROR_U = 0.5  # a grid misplaced by this much reads shifted cells
+LOCATE_ERROR_U = 0.1  # the issue's target: every crossing within 0.1 u
+
+
+def condition_tags(cond: dict) -> list[str]:
+    """Named capture conditions a photo falls under (a photo may have several)."""
+    tags = []
+    if cond.get("tilt_deg", 0) > 25:
+        tags.append("tilt>25°")
+    if cond.get("bow_u", 0) > 0.25 or cond.get("curl_u", 0) > 0.25:
+        tags.append("bowed/curled")
+    if cond.get("defocus_px", 0) > 1.2 or cond.get("motion_px", 0) >= 3:
+        tags.append("blurred")
+    if cond.get("glare", 0) > 0:
+        tags.append("glare")
+    if cond.get("paper") == "photocopy":
+        tags.append("photocopy")
+    if cond.get("second_sheet"):
+        tags.append("second sheet")
+    if cond.get("fingers", 0) > 0:
+        tags.append("fingers")
+    if cond.get("shadow", 0) > 0:
+        tags.append("shadow")
+    if cond.get("megapixels", 12) < 3:
+        tags.append("<3 MP")
+    if cond.get("exposure", 1) < 0.8:
+        tags.append("dark exposure")
+    return tags or ["plain"]
+
+
+def _generate(args: tuple[int, str]) -> str:
+    """Generate one benchmark photo into ``folder``; returns the JPEG path."""
+    import cv2
+
+    cv2.setNumThreads(1)
+    from vision.synth import make_photo
+
+    seed, folder = args
+    photo = make_photo(seed)
+    path = Path(folder) / f"{seed}.jpg"
+    path.write_bytes(photo.jpeg)
+    truth = dict(photo.truth)
+    (Path(folder) / f"{seed}.json").write_text(json.dumps(truth, default=str))
+    return str(path)
+
+
+def random_cards(rng: np.random.Generator) -> list[str]:
+    """One random card of each back, in random edict order (a legal setup)."""
+    from scoring.cards import BACKS, CARDS
+
+    picks = [str(rng.choice([s for s, c in CARDS.items() if c.back == back])) for back in BACKS]
+    rng.shuffle(picks)
+    return picks
+
+
+def _read_one(path: str) -> dict:
+    """Read one benchmark photo and compare with its truth."""
+    import cv2
+
+    cv2.setNumThreads(1)
+    from scoring.report import score_report
+    from vision.load import PhotoError
+    from vision.reader import read_photo
+    from vision.train import grid_error_u, truth_sheet
+
+    truth = json.loads(Path(path).with_suffix(".json").read_text())
+    true_sheet = truth_sheet(truth)
+    data = Path(path).read_bytes()
+    t0 = time.perf_counter()
+    try:
+        reading = read_photo(data)
+        error = None
+    except PhotoError as e:
+        reading, error = None, e.code
+    seconds = time.perf_counter() - t0
+    out = {"seed": truth["seed"], "style": truth["style"], "style_family": truth["style_family"],
+           "background_family": truth["background_family"], "conditions": condition_tags(truth["conditions"]),
+           "megapixels": truth["width"] * truth["height"] / 1e6, "seconds": seconds, "error": error,
+           "maxrss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, "true_side": true_sheet.side,
+           "true_coins": true_sheet.coins}
+    if reading is None:
+        return out
+    out["side"] = reading.side
+    out["grid_error_u"] = grid_error_u(reading.intersections, truth["intersections"])
+    layout = true_sheet.layout
+    printed = layout.mountains | layout.wasteland
+    cells = []
+    low = set(map(tuple, reading.low_confidence_cells))
+    if reading.side == true_sheet.side:
+        for (r, c), t in true_sheet.items():
+            if (r, c) in printed:
+                continue
+            cells.append((t.value, reading.sheet.cells[r][c].value, (r, c) in low, reading.cell_confidence[r][c]))
+    out["cells"] = cells
+    out["coins"] = reading.coins
+    rng = np.random.default_rng(truth["seed"])
+    exact = []
+    for _ in range(3):
+        cards = random_cards(rng)
+        exact.append(score_report(true_sheet, cards)["total"] == score_report(reading.sheet, cards)["total"])
+    out["score_exact"] = exact
+    return out
+
+
+@dataclass
+class Tally:
+    """Counts for one group of photos."""
+
+    photos: int = 0
+    found: int = 0
+    side_ok: int = 0
+    shifted: int = 0
+    within_01: int = 0
+    cells: int = 0
+    cells_ok: int = 0
+    sheets_exact: int = 0
+    coins_ok: int = 0
+    score_ok: int = 0
+    score_n: int = 0
+    wrong: int = 0
+    wrong_flagged: int = 0
+    flagged: int = 0
+
+    def add(self, r: dict) -> None:
+        """Count one photo's result."""
+        self.photos += 1
+        if r.get("error") is not None or "side" not in r:
+            return
+        self.found += 1
+        self.side_ok += r["side"] == r["true_side"]
+        self.shifted += r["grid_error_u"] > SHIFT_ERROR_U
+        self.within_01 += r["grid_error_u"] <= LOCATE_ERROR_U
+        ok = [t == p for t, p, _, _ in r["cells"]]
+        self.cells += len(ok)
+        self.cells_ok += sum(ok)
+        self.sheets_exact += bool(r["cells"]) and all(ok) and r["side"] == r["true_side"] and r["coins"] == r["true_coins"]
+        self.coins_ok += r["coins"] == r["true_coins"]
+        self.score_ok += sum(r["score_exact"])
+        self.score_n += len(r["score_exact"])
+        for t, p, flagged, _ in r["cells"]:
+            self.flagged += flagged
+            if t != p:
+                self.wrong += 1
+                self.wrong_flagged += flagged
+
+    def row(self) -> dict:
+        """The figures as shares (of photos, of found photos, of cells)."""
+        f = max(self.found, 1)
+        return {"photos": self.photos, "grid_found": self.found / max(self.photos, 1), "side_ok": self.side_ok / f,
+                "shifted": self.shifted, "grid_within_0.1u": self.within_01 / f,
+                "cell_accuracy": self.cells_ok / max(self.cells, 1), "sheet_exact": self.sheets_exact / max(self.photos, 1),
+                "coins_exact": self.coins_ok / f, "score_exact": self.score_ok / max(self.score_n, 1),
+                "wrong_cells_flagged": self.wrong_flagged / max(self.wrong, 1), "cells_flagged": self.flagged / max(self.cells, 1)}
+
+
+def _one_core_probe(paths: list[str]) -> dict:
+    """Latency and peak memory of a fresh single-threaded process reading ``paths``."""
+    code = ("import json,resource,sys,time,cv2;cv2.setNumThreads(1);from vision.reader import read_photo;"
+            "from vision.load import PhotoError\nts=[]\nfor p in sys.argv[1:]:\n t=time.perf_counter()\n try: read_photo(p)\n"
+            " except PhotoError: pass\n ts.append(time.perf_counter()-t)\n"
+            "print(json.dumps({'seconds':ts,'maxrss_kb':resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))")
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
+    out = subprocess.run([sys.executable, "-c", code, *paths], capture_output=True, text=True, env=env, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def run_benchmark(n: int, seed: int, workers: int = 2, log=print) -> dict:
+    """Generate, read and tally ``n`` photos; returns every figure as a dict."""
+    from vision.classify import default_model
+
+    meta = default_model().meta
+    held_style = meta.get("config", {}).get("holdout_style_family")
+    held_bg = meta.get("config", {}).get("holdout_background_family")
+    seeds = [BENCH_SEED_BASE + 100_000 * seed + i for i in range(n)]
+    with tempfile.TemporaryDirectory(prefix="bench-vision-") as folder:
+        t0 = time.time()
+        ctx = get_context("spawn")
+        with ctx.Pool(workers) as pool:
+            paths = pool.map(_generate, [(s, folder) for s in seeds], chunksize=2)
+        log(f"generated {n} photos in {time.time() - t0:.0f} s")
+        t0 = time.perf_counter()
+        with ctx.Pool(workers) as pool:
+            results = pool.map(_read_one, paths, chunksize=2)
+        wall = time.perf_counter() - t0
+        log(f"read {n} photos in {wall:.1f} s with {workers} workers")
+        from vision.synth import make_photo  # 12 MP probe photos, same seed range family
+
+        probe = []
+        for i in range(5):
+            p = Path(folder) / f"probe{i}.jpg"
+            p.write_bytes(make_photo(BENCH_SEED_BASE + 100_000 * seed + 90_000 + i, megapixels=12.0).jpeg)
+            probe.append(str(p))
+        one_core = _one_core_probe(probe)
+    groups: dict[str, dict[str, Tally]] = defaultdict(lambda: defaultdict(Tally))
+    confusion: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for r in results:
+        groups["all"]["all"].add(r)
+        groups["style"][r["style"]].add(r)
+        groups["style family"][r["style_family"]].add(r)
+        groups["background family"][r["background_family"]].add(r)
+        for tag in r["conditions"]:
+            groups["condition"][tag].add(r)
+        held = []
+        if r["style_family"] == held_style:
+            held.append(f"held-out style family ({held_style})")
+        if r["background_family"] == held_bg:
+            held.append(f"held-out background family ({held_bg})")
+        for h in held or ["seen style and background"]:
+            groups["holdout"][h].add(r)
+        for t, p, _, _ in r.get("cells", []):
+            confusion[t][p] += 1
+    classes = ["empty", "forest", "village", "farm", "water", "monster"]
+    recall = {c: confusion[c][c] / max(sum(confusion[c].values()), 1) for c in classes}
+    secs = np.array([r["seconds"] for r in results])
+    return {
+        "n": n, "seed": seed, "seed_range": [seeds[0], seeds[-1]], "workers": workers,
+        "held_out": {"style_family": held_style, "background_family": held_bg},
+        "groups": {g: {k: t.row() for k, t in sorted(v.items())} for g, v in groups.items()},
+        "per_class_recall": recall,
+        "confusion": {t: {p: confusion[t][p] for p in classes} for t in classes},
+        "latency_s": {"p50": float(np.percentile(secs, 50)), "p95": float(np.percentile(secs, 95)),
+                      "mean_megapixels": float(np.mean([r["megapixels"] for r in results]))},
+        "photos_per_second": n / wall,
+        "peak_memory_mb_worker": max(r["maxrss_kb"] for r in results) / 1024,
+        "one_core_12mp": {"p50_s": float(np.median(one_core["seconds"])), "max_s": float(np.max(one_core["seconds"])),
+                          "peak_memory_mb": one_core["maxrss_kb"] / 1024, "photos": len(one_core["seconds"])},
+        "errors": {e: sum(r.get("error") == e for r in results) for e in {r.get("error") for r in results} if e},
+    }
+
+
+def format_table(res: dict) -> str:
+    """Markdown tables of a benchmark result."""
+    cols = ["photos", "grid_found", "side_ok", "shifted", "grid_within_0.1u", "cell_accuracy", "sheet_exact",
+            "coins_exact", "score_exact", "wrong_cells_flagged", "cells_flagged"]
+    lines = [f"Benchmark: {res['n']} photos, seed {res['seed']} (photo seeds {res['seed_range'][0]}…"
+             f"{res['seed_range'][1]}), held out of training: style family {res['held_out']['style_family']}, "
+             f"background family {res['held_out']['background_family']}", ""]
+    lines.append("| group | " + " | ".join(cols) + " |")
+    lines.append("|---" * (len(cols) + 1) + "|")
+    for g in ("all", "holdout", "style family", "background family", "style", "condition"):
+        for k, row in res["groups"].get(g, {}).items():
+            cells = [str(row[c]) if c in ("photos", "shifted") else f"{row[c]:.4f}" if c == "cell_accuracy"
+                     else f"{row[c]:.3f}" for c in cols]
+            lines.append(f"| {g}: {k} | " + " | ".join(cells) + " |")
+    lines.append("")
+    lines.append("Per-class recall: " + ", ".join(f"{c} {v:.4f}" for c, v in res["per_class_recall"].items()))
+    lines.append("")
+    classes = list(res["confusion"])
+    lines.append("| true \\ read | " + " | ".join(classes) + " |")
+    lines.append("|---" * (len(classes) + 1) + "|")
+    for t in classes:
+        lines.append(f"| {t} | " + " | ".join(str(res["confusion"][t][p]) for p in classes) + " |")
+    lat, oc = res["latency_s"], res["one_core_12mp"]
+    lines += ["", f"Latency per photo (2 workers, mean {lat['mean_megapixels']:.1f} MP): p50 {lat['p50']:.3f} s, "
+                  f"p95 {lat['p95']:.3f} s; throughput {res['photos_per_second']:.2f} photos/s with {res['workers']} "
+                  f"workers; worker peak memory {res['peak_memory_mb_worker']:.0f} MB.",
+              f"12 MP photos on one core: p50 {oc['p50_s']:.3f} s, max {oc['max_s']:.3f} s, peak memory "
+              f"{oc['peak_memory_mb']:.0f} MB ({oc['photos']} photos).",
+              f"Read errors: {res['errors'] or 'none'}."]
+    return "\n".join(lines)

@@ -1,0 +1,120 @@
+"""The per-cell terrain classifier and the per-coin filled/empty classifier, persisted with skops.
+
+Both are scikit-learn ``HistGradientBoostingClassifier`` models over the features of
+:mod:`vision.features`, trained only on synthetic photos (:mod:`vision.train`). They are stored
+in ``models/reader.skops`` — skops, not pickle, so loading never runs code from the file: only the
+types in :data:`TRUSTED_TYPES` may appear in it — with ``models/reader.json`` beside it (library
+versions, training seed and configuration, measured figures, the low-confidence threshold).
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from scoring.terrain import Terrain
+
+MODEL_DIR = Path(__file__).resolve().parent.parent / "models"
+MODEL_FILE = MODEL_DIR / "reader.skops"
+META_FILE = MODEL_DIR / "reader.json"
+
+#: What a player can draw on a cell: the classes of the cell model, in this order.
+CELL_CLASSES: tuple[Terrain, ...] = (Terrain.EMPTY, Terrain.FOREST, Terrain.VILLAGE, Terrain.FARM,
+                                     Terrain.WATER, Terrain.MONSTER)
+
+#: The only non-builtin types a model file may contain (skops refuses anything else).
+TRUSTED_TYPES: list[str] = [
+    "sklearn.ensemble._hist_gradient_boosting.predictor.TreePredictor",
+    "sklearn.ensemble._hist_gradient_boosting.gradient_boosting.HistGradientBoostingClassifier",
+    "sklearn.ensemble._hist_gradient_boosting.binning._BinMapper",
+    "sklearn._loss.loss.HalfMultinomialLoss",
+    "sklearn._loss.loss.HalfBinomialLoss",
+    "sklearn._loss.link.MultinomialLogit",
+    "sklearn._loss.link.LogitLink",
+    "sklearn._loss.link.Interval",
+    "sklearn._loss._loss.CyHalfMultinomialLoss",
+    "sklearn._loss._loss.CyHalfBinomialLoss",
+    "numpy.dtype",
+    "builtins.slice",
+]
+
+DEFAULT_LOW_CONFIDENCE = 0.9
+
+
+class ModelMissingError(RuntimeError):
+    """No trained model file: run ``cartographers train``."""
+
+
+@dataclass
+class ReaderModel:
+    """The two classifiers and what the reader needs to know about them."""
+
+    cells: object  # HistGradientBoostingClassifier over CELL_FEATURE_NAMES, classes 0…5 = CELL_CLASSES
+    coins: object  # HistGradientBoostingClassifier, class 1 = coin filled
+    meta: dict = field(default_factory=dict)
+
+    @property
+    def low_confidence_below(self) -> float:
+        """Cells whose top probability is below this are flagged (calibrated at training)."""
+        return float(self.meta.get("low_confidence_below", DEFAULT_LOW_CONFIDENCE))
+
+    def cell_probabilities(self, features: np.ndarray) -> np.ndarray:
+        """(N, 6) probabilities over CELL_CLASSES."""
+        proba = self.cells.predict_proba(features)
+        out = np.zeros((len(features), len(CELL_CLASSES)))
+        out[:, self.cells.classes_.astype(int)] = proba
+        return out
+
+    def coin_probabilities(self, features: np.ndarray) -> np.ndarray:
+        """(14,) probability that each coin is filled."""
+        proba = self.coins.predict_proba(features)
+        classes = list(self.coins.classes_.astype(int))
+        return proba[:, classes.index(1)] if 1 in classes else np.zeros(len(features))
+
+
+def library_versions() -> dict[str, str]:
+    """Versions of the libraries a model depends on."""
+    import cv2
+    import sklearn
+    import skops
+
+    return {"python": platform.python_version(), "numpy": np.__version__, "scikit-learn": sklearn.__version__,
+            "skops": skops.__version__, "opencv": cv2.__version__}
+
+
+def save_model(model: ReaderModel, model_file: Path = MODEL_FILE, meta_file: Path = META_FILE) -> None:
+    """Write the model (skops) and its metadata (JSON); refuse types outside TRUSTED_TYPES."""
+    import skops.io as sio
+
+    data = sio.dumps({"cells": model.cells, "coins": model.coins})
+    untrusted = set(sio.get_untrusted_types(data=data)) - set(TRUSTED_TYPES)
+    if untrusted:
+        raise RuntimeError(f"model contains types not in TRUSTED_TYPES: {sorted(untrusted)}")
+    model_file.parent.mkdir(parents=True, exist_ok=True)
+    model_file.write_bytes(data)
+    meta = dict(model.meta)
+    meta["versions"] = library_versions()
+    meta["file_bytes"] = len(data)
+    meta_file.write_text(json.dumps(meta, indent=1) + "\n")
+
+
+def load_model(model_file: Path = MODEL_FILE, meta_file: Path = META_FILE) -> ReaderModel:
+    """Load a model written by :func:`save_model`, trusting only TRUSTED_TYPES."""
+    import skops.io as sio
+
+    if not model_file.exists():
+        raise ModelMissingError(f"no reader model at {model_file}: run 'cartographers train'")
+    obj = sio.load(model_file, trusted=TRUSTED_TYPES)
+    meta = json.loads(meta_file.read_text()) if meta_file.exists() else {}
+    return ReaderModel(cells=obj["cells"], coins=obj["coins"], meta=meta)
+
+
+@lru_cache(maxsize=1)
+def default_model() -> ReaderModel:
+    """The shipped model, loaded once per process."""
+    return load_model()

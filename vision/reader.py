@@ -1,0 +1,210 @@
+"""The reader pipeline: photo bytes → :class:`Reading` (the map, coins, confidences, warnings).
+
+load (vision.load) → find, check and refine the grid (vision.grid) → side and orientation from the
+printed mountains and the coin track, with the one-cell-shift guard (vision.orient) → per-cell
+features normalised against this sheet's paper (vision.features) → classifier probabilities
+(vision.classify) → coin count (vision.coins) → warnings. Coordinates in a Reading are pixels
+of the photo as the user sees it (EXIF orientation applied, full resolution).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from scoring.sheet import Sheet
+from scoring.sides import SIDES
+from scoring.terrain import Terrain
+from vision.classify import CELL_CLASSES, ReaderModel, default_model
+from vision.coins import CoinReading, coin_track_features, count_from_probabilities
+from vision.features import cell_features
+from vision.grid import PX, GridFit, fit_grid, line_image, sample_cells
+from vision.layout import GRID
+from vision.load import LoadedPhoto, PhotoError, load_photo
+from vision.orient import MIN_SEPARATION, Orientation, coin_track_periodicity, decide_orientation, mountain_darkness
+
+MIN_CELL_PX = 14  # a cell narrower than this in the photo is too small to read reliably
+BLUR_SHARPNESS_MIN = 40.0  # Laplacian variance of the rectified cell area below this: blurred
+GLARE_FRACTION_MAX = 0.01  # more saturated white pixels than this in the cell area: glare
+WRONG_SIDE_MARGIN = 0.25  # the other side's mountains fit this much better: the user's side is wrong
+
+
+@dataclass
+class Reading:
+    """What the reader saw on one photo. ``cell_confidence[r][c]`` is 0…1."""
+
+    sheet: Sheet
+    cell_confidence: list[list[float]]
+    coin_confidence: float
+    low_confidence_cells: list[tuple[int, int]]
+    warnings: list[str]
+    grid_corners: list[list[float]]  # TL, TR, BR, BL of the cell area (upright), photo px
+    cell_outlines: list  # 11 × 11 × 4 × [x, y] photo px
+    intersections: list  # 12 × 12 × [x, y] photo px
+    photo_size: tuple[int, int]  # (width, height) of the upright photo
+    cell_probabilities: list = field(default_factory=list)  # 11 × 11 × {terrain: p}
+    coin_probabilities: list[float] = field(default_factory=list)
+    orientation: dict = field(default_factory=dict)
+    seconds: float = 0.0
+
+    @property
+    def side(self) -> str:
+        return self.sheet.side
+
+    @property
+    def coins(self) -> int:
+        return self.sheet.coins
+
+    def to_json(self) -> dict:
+        """The public reading JSON (interfaces.md: side, cells, coins, plus confidence and warnings)."""
+        return {
+            "side": self.side,
+            "cells": [[t.value for t in row] for row in self.sheet.cells],
+            "coins": self.coins,
+            "confidence": [[round(v, 4) for v in row] for row in self.cell_confidence],
+            "coin_confidence": round(self.coin_confidence, 4),
+            "coin_probabilities": [round(v, 4) for v in self.coin_probabilities],
+            "low_confidence_cells": [list(c) for c in self.low_confidence_cells],
+            "warnings": list(self.warnings),
+            "grid_corners": self.grid_corners,
+            "cell_outlines": self.cell_outlines,
+            "photo_size": list(self.photo_size),
+            "orientation": self.orientation,
+            "seconds": round(self.seconds, 3),
+        }
+
+
+def _sharpness(cells: np.ndarray) -> float:
+    """Variance of the Laplacian of the rectified cell area (low = blurred)."""
+    gray = cv2.cvtColor(cells, cv2.COLOR_BGR2GRAY)
+    return float(cv2.Laplacian(gray, cv2.CV_32F).var())
+
+
+def _glare(cells: np.ndarray) -> float:
+    """Fraction of near-white saturated pixels in the cell area."""
+    return float((cells.min(axis=2) > 245).mean())
+
+
+def _orient(image: np.ndarray, fit: GridFit, cells: np.ndarray, side: str | None) -> Orientation:
+    """Decide side and quarter turns; refuse a stated side whose mountains are not there."""
+    dark = mountain_darkness(cells, PX)
+    lines = line_image(image)
+    coin_ev = [coin_track_periodicity(lines, fit.rotated(k)) for k in range(4)]
+    orientation, scores = decide_orientation(dark, side, coin_ev)
+    if side is not None:
+        other = max(s for (name, _), s in scores.items() if name != side)
+        if other - scores[(side, orientation.quarter_turns)] > WRONG_SIDE_MARGIN:
+            raise PhotoError("wrong-side", f"the photo shows side {'B' if side == 'A' else 'A'}, "
+                                           f"not side {side}: its mountains are elsewhere")
+    return orientation
+
+
+@dataclass
+class Located:
+    """The grid found, turned upright, with its rectified cell area."""
+
+    fit: GridFit  # as found
+    upright: GridFit  # rows A…K top to bottom
+    orientation: Orientation
+    cells: np.ndarray  # canonical upright cell area, PX per unit
+
+
+def locate(loaded: LoadedPhoto, side: str | None = None) -> Located:
+    """Find the grid, decide side and orientation, and rectify the cell area upright."""
+    if side is not None and side not in SIDES:
+        raise PhotoError("wrong-side", f"unknown sheet side {side!r}: expected 'A' or 'B'")
+    image = loaded.image
+    fit = fit_grid(image)
+    if fit is None:
+        raise PhotoError("no-grid", "no map grid found")
+    orientation = _orient(image, fit, sample_cells(image, fit), side)
+    upright = fit.rotated(orientation.quarter_turns)
+    return Located(fit, upright, orientation, sample_cells(image, upright))
+
+
+def read_image(loaded: LoadedPhoto, side: str | None = None, model: ReaderModel | None = None) -> Reading:
+    """Read a decoded photo (see :func:`read_photo`)."""
+    start = time.perf_counter()
+    model = model or default_model()
+    image = loaded.image
+    located = locate(loaded, side)
+    fit, upright, orientation, cells = located.fit, located.upright, located.orientation, located.cells
+    layout = SIDES[orientation.side]
+    feats, paper = cell_features(cells, orientation.side, PX)
+    printed = {**{c: Terrain.MOUNTAIN for c in layout.mountains}, **{c: Terrain.WASTELAND for c in layout.wasteland}}
+    drawable = [(r, c) for r in range(GRID) for c in range(GRID) if (r, c) not in printed]
+    probs = model.cell_probabilities(feats[[r * GRID + c for r, c in drawable]])
+    grid_terrain = [[Terrain.EMPTY] * GRID for _ in range(GRID)]
+    confidence = [[1.0] * GRID for _ in range(GRID)]
+    probabilities: list[list[dict]] = [[{} for _ in range(GRID)] for _ in range(GRID)]
+    for (r, c), t in printed.items():
+        grid_terrain[r][c] = t
+        probabilities[r][c] = {t.value: 1.0}
+    for (r, c), p in zip(drawable, probs):
+        k = int(np.argmax(p))
+        grid_terrain[r][c] = CELL_CLASSES[k]
+        confidence[r][c] = float(p[k])
+        probabilities[r][c] = {cls.value: round(float(v), 4) for cls, v in zip(CELL_CLASSES, p)}
+    coins = _read_coins(image, upright, paper, model)
+    threshold = model.low_confidence_below
+    low = [(r, c) for (r, c) in drawable if confidence[r][c] < threshold]
+    warnings = _warnings(loaded, upright, cells, orientation, low, coins, threshold)
+    if orientation.shift_margin <= 0 or orientation.separation < MIN_SEPARATION:
+        low = list(drawable)  # the grid may be misplaced: nothing is sure
+    sheet = Sheet(orientation.side, tuple(tuple(row) for row in grid_terrain), coins.count)
+    s = loaded.scale
+    pts = upright.intersections * s
+    return Reading(
+        sheet=sheet, cell_confidence=confidence, coin_confidence=coins.confidence,
+        low_confidence_cells=low, warnings=warnings,
+        grid_corners=np.round(upright.corners * s, 1).tolist(),
+        cell_outlines=np.round(upright.cell_outlines() * s, 1).tolist(),
+        intersections=np.round(pts, 2).tolist(),
+        photo_size=loaded.original_size, cell_probabilities=probabilities,
+        coin_probabilities=list(coins.filled_probability),
+        orientation={"quarter_turns": orientation.quarter_turns, "separation": round(orientation.separation, 3),
+                     "margin": round(orientation.margin, 3), "shift_margin": round(orientation.shift_margin, 3),
+                     "lattice_contrast": round(fit.lattice_score, 3)},
+        seconds=time.perf_counter() - start,
+    )
+
+
+def _read_coins(image: np.ndarray, upright: GridFit, paper, model: ReaderModel) -> CoinReading:
+    """Coin count from the coin classifier's per-coin probabilities."""
+    feats = coin_track_features(image, upright, paper)
+    return count_from_probabilities(model.coin_probabilities(feats))
+
+
+def _warnings(loaded: LoadedPhoto, upright: GridFit, cells: np.ndarray, orientation: Orientation,
+              low: list, coins: CoinReading, threshold: float) -> list[str]:
+    """Human-readable warnings about this reading."""
+    out = []
+    cell_px = upright.cell_size_px() * loaded.scale
+    if cell_px < MIN_CELL_PX:
+        out.append(f"sheet too small in the frame: cells are {cell_px:.0f} px wide (want ≥ {MIN_CELL_PX}); move closer")
+    if _sharpness(cells) < BLUR_SHARPNESS_MIN:
+        out.append("photo looks blurred: hold still or focus on the sheet")
+    glare = _glare(cells)
+    if glare > GLARE_FRACTION_MAX:
+        out.append(f"glare on {glare:.0%} of the map: tilt the sheet away from the light")
+    if orientation.separation < MIN_SEPARATION:
+        out.append("the printed mountains are hard to see: side and orientation may be wrong")
+    if orientation.shift_margin <= 0:
+        out.append("the grid may be shifted by a cell: every cell is flagged; retake the photo")
+    if low:
+        out.append(f"{len(low)} cell(s) read with confidence below {threshold:.2f}: check them")
+    if coins.confidence < 0.8:
+        out.append(f"coin count {coins.count} is uncertain ({coins.confidence:.0%})")
+    return out
+
+
+def read_photo(data: bytes | str | Path, side: str | None = None) -> Reading:
+    """Read a photographed sheet: bytes or a path; ``side`` "A"/"B" if the user knows it.
+
+    Raises :class:`PhotoError` with a stable ``code`` when the photo cannot be read.
+    """
+    return read_image(load_photo(data), side)
