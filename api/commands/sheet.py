@@ -14,7 +14,7 @@ import numpy as np
 
 from api.cli import CliError
 from vision.layout import GEOMETRY
-from vision.synth.paper import render_sheet
+from vision.synth.paper import VARIANTS, render_sheet
 
 PAPER_MM = {"a4": (210.0, 297.0), "letter": (215.9, 279.4)}
 MARGIN_MM = 8.0  # most home printers cannot print closer to the edge
@@ -31,12 +31,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", required=True, help="output file, .pdf or .png")
     p.add_argument("--paper", default="a4", choices=sorted(PAPER_MM), help="page size (default a4)")
     p.add_argument("--dpi", type=int, default=300, help="resolution (default 300)")
-    p.add_argument("--variant", default="print", choices=["print", "photocopy"], help="colour print or grey copy")
-    p.add_argument("--white-paper", action="store_true", help="no parchment tone (saves ink)")
+    p.add_argument("--variant", default="print", choices=VARIANTS,
+                   help="print (parchment, as the pad), photocopy (grey) or white-print (no parchment: saves ink)")
+    p.add_argument("--white-paper", action="store_true", help="same as --variant white-print")
     p.set_defaults(run=run)
 
 
-def page_image(side: str, paper: str, dpi: int, variant: str, white_paper: bool) -> np.ndarray:
+def page_image(side: str, paper: str, dpi: int, variant: str) -> np.ndarray:
     """The whole page (BGR), the sheet centred and as large as the margins allow."""
     w_mm, h_mm = PAPER_MM[paper]
     px_per_mm = dpi / 25.4
@@ -45,9 +46,6 @@ def page_image(side: str, paper: str, dpi: int, variant: str, white_paper: bool)
     px_per_u = min(usable_w / GEOMETRY.sheet.width, usable_h / GEOMETRY.sheet.height)
     sheet = render_sheet(side, px_per_u=px_per_u, variant=variant, rng=np.random.default_rng(0))
     img = sheet.image
-    if white_paper:  # lift the paper tone to white, keep the print
-        paper_tone = np.median(img.reshape(-1, 3), axis=0).astype(np.float32)
-        img = np.clip(img.astype(np.float32) * (255.0 / paper_tone), 0, 255).astype(np.uint8)
     page = np.full((page_h, page_w, 3), 255, np.uint8)
     h, w = img.shape[:2]
     y0, x0 = (page_h - h) // 2, (page_w - w) // 2
@@ -66,7 +64,8 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"--dpi must be between 72 and 1200, got {args.dpi}")
     if not out.parent.is_dir():
         raise CliError(f"folder {out.parent} does not exist")
-    page = page_image(args.side, args.paper, args.dpi, args.variant, args.white_paper)
+    variant = "white-print" if args.white_paper else args.variant
+    page = page_image(args.side, args.paper, args.dpi, variant)
     from PIL import Image  # Pillow writes the PDF page and the PNG's dpi
 
     picture = Image.fromarray(cv2.cvtColor(page, cv2.COLOR_BGR2RGB))

@@ -2,8 +2,9 @@
 
 Everything is our own drawing with OpenCV primitives: parchment, dashed cell lines, the framed
 grid with its labels, the header (name lines, crest, compass rose), printed mountains, ruins
-glyphs, side B's torn rift, the 14-coin track and the season boxes. A ``photocopy`` variant turns
-the print grey, as home copies of the sheet are.
+glyphs, side B's torn rift, the 14-coin track and the season boxes. Variants: ``print`` (the pad),
+``photocopy`` (grey, as home copies are) and ``white-print`` (the sheet printed at home on white
+paper, e.g. with ``cartographers sheet --white-paper``).
 
 Coordinates: grid units ``u`` (origin at the top-left of the cell area). A :class:`RenderedSheet`
 covers the sheet box ``GEOMETRY.sheet`` at ``px_per_u`` pixels per unit; ``to_px`` maps units to
@@ -20,7 +21,8 @@ import numpy as np
 from scoring.sides import SIDES
 from vision.layout import GEOMETRY, GRID, PALETTES, Box
 
-VARIANTS = ("print", "photocopy")
+VARIANTS = ("print", "photocopy", "white-print")
+WHITE_PAPER = (246, 245, 240)  # office paper, for the white-print variant
 SHIFT = 4  # sub-pixel bits for cv2 drawing calls
 ONE = 1 << SHIFT
 
@@ -142,14 +144,15 @@ def render_sheet(side: str, *, px_per_u: float = 60, variant: str = "print",
     w = int(round(g.sheet.width * px_per_u))
     h = int(round(g.sheet.height * px_per_u))
     origin = (g.sheet.x0, g.sheet.y0)
-    img = parchment((h, w), pal.paper, px_per_u, rng)
+    paper_rgb = WHITE_PAPER if variant == "white-print" else pal.paper
+    img = parchment((h, w), paper_rgb, px_per_u, rng)
     pen = Pen(img, px_per_u, origin)
     draw_header(pen, side, rng)
     draw_cells(pen, side)
     draw_frame(pen, side)
     draw_labels(pen, side)
     draw_coin_track(pen, side)
-    draw_season_boxes(pen, side)
+    draw_season_boxes(pen, side, paper_rgb)
     if side == "B":
         draw_rift(pen, side, rng)
     alpha = torn_edge((h, w), px_per_u, rng)
@@ -375,14 +378,14 @@ def season_parts(box: Box) -> dict[str, Box]:
     }
 
 
-def draw_season_boxes(pen: Pen, side: str) -> None:
+def draw_season_boxes(pen: Pen, side: str, paper_rgb: tuple[int, int, int]) -> None:
     """Four season boxes with faint edict letters and icons, "+"/"=" between, the final shield."""
     g, pal = GEOMETRY, PALETTES[side]
     col = bgr(pal.frame)
     faint = tuple(int(v + (255 - v) * 0.55) for v in bgr(pal.cell_line))
     for k, box in enumerate(g.season_boxes):
         parts = season_parts(box)
-        pen.rect(box, tuple(min(255, v + 12) for v in bgr(pal.paper)))
+        pen.rect(box, tuple(min(255, v + 12) for v in bgr(paper_rgb)))
         for part in parts.values():
             pen.rect(part, col, 0.03)
         pen.rect(box, col, 0.05)
@@ -404,7 +407,7 @@ def draw_season_boxes(pen: Pen, side: str) -> None:
     f = g.final_total
     fx = (f.x0 + f.x1) / 2
     shield = np.array([(f.x0, f.y0), (f.x1, f.y0), (f.x1, f.y0 + 0.75), (fx, f.y1), (f.x0, f.y0 + 0.75)])
-    pen.fill(shield, tuple(min(255, v + 12) for v in bgr(pal.paper)))
+    pen.fill(shield, tuple(min(255, v + 12) for v in bgr(paper_rgb)))
     pen.poly(shield, col, 0.05, closed=True)
     for sgn in (-1, 1):  # laurels
         for k in range(4):

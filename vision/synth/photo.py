@@ -51,7 +51,7 @@ def sample_conditions(rng: np.random.Generator, style: str) -> dict[str, Any]:
         "megapixels": round(mp, 3),
         "aspect": round(aspect, 4),
         "landscape": landscape,
-        "paper": "photocopy" if rng.random() < 0.2 else "print",
+        "paper": str(rng.choice(["print", "photocopy", "white-print"], p=[0.7, 0.15, 0.15])),
         "tilt_deg": round(float(40 * np.sqrt(rng.random())), 2),
         "azimuth_deg": round(float(rng.uniform(0, 360)), 2),
         "roll_deg": round(float(rng.uniform(0, 360) if rng.random() < 0.6 else rng.normal(0, 8) + 90 * rng.integers(4)), 2),
