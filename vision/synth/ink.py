@@ -336,6 +336,7 @@ class DrawnSheet:
     rendered: RenderedSheet  # the empty print and the unit → pixel mapping
     terrain_mask: np.ndarray  # uint8, 255 where terrain ink (symbols, shading, outlines) lies
     truth: dict
+    graphite: np.ndarray | None = None  # uint8 graphite density (it shines under a lamp), or None
 
     @property
     def alpha(self) -> np.ndarray:
@@ -375,7 +376,9 @@ def draw_sheet(sheet: Sheet, style: str, rng: np.random.Generator, *, px_per_u: 
         "coins_crossed": crossed,
         "player_name": name,
     }
-    return DrawnSheet(image, rendered, inks.terrain_mask, truth)
+    layer = inks.layers.get("pencil:graphite")
+    graphite = None if layer is None else cv2.convertScaleAbs(layer, alpha=255.0)
+    return DrawnSheet(image, rendered, inks.terrain_mask, truth, graphite)
 
 
 def pencil_for(terrain: Terrain) -> str:

@@ -73,6 +73,7 @@ def sample_conditions(rng: np.random.Generator, style: str) -> dict[str, Any]:
         "shadow": round(float(rng.uniform(0.1, 0.5) if rng.random() < 0.5 else 0.0), 3),
         "white_balance": [round(float(v), 3) for v in white_balance(rng)],
         "glare": round(float(rng.uniform(0.15, 0.45) if marker and rng.random() < 0.4 else 0.0), 3),
+        "graphite_sheen": round(float(rng.uniform(0.2, 0.6) if rng.random() < 0.3 else 0.0), 3),
         "defocus_px": round(float(rng.uniform(0, 2.2) if rng.random() < 0.6 else 0.0), 2),
         "motion_px": round(float(rng.uniform(1, 9) if rng.random() < 0.25 else 0.0), 2),
         "motion_angle_deg": round(float(rng.uniform(0, 180)), 2),
@@ -338,6 +339,9 @@ def make_photo(seed: int, *, sheet: Sheet | None = None, style: str | None = Non
     mx, my, shade = warp_maps(camera, drawn.rendered.affine, np.radians(cond["light_angle_deg"]))
     paper = cv2.remap(drawn.image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT).astype(np.float32)
     alpha = cv2.remap(drawn.alpha, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT).astype(np.float32) / 255
+    sheen = None
+    if cond["graphite_sheen"] > 0 and drawn.graphite is not None:  # graphite shines towards the lamp
+        sheen = cv2.remap(drawn.graphite, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
     del mx, my
     img = cv2.blendLinear(paper, img, alpha, 1 - alpha)  # the sheet over the table
     del paper
@@ -352,6 +356,11 @@ def make_photo(seed: int, *, sheet: Sheet | None = None, style: str | None = Non
     brightness *= alpha * shade + (1 - alpha) * (1 - 0.25 * drop)
     del alpha, shade, drop
     img *= brightness[:, :, None]
+    if sheen is not None:
+        spot = cv2.resize(light_field(max(16, w // 16), max(16, h // 16), dict(cond, shadow=0.0, vignetting=0.0), rng), (w, h))
+        lift = sheen.astype(np.float32) * (cond["graphite_sheen"] * 0.5) * np.clip(spot - 0.8, 0, None)
+        img += lift[:, :, None]
+        del sheen, lift
     gains = np.array(cond["white_balance"], np.float32)
     img *= (gains * auto_exposure(img, cond["exposure"], gains))[None, None, :]
     if cond["glare"] > 0:
