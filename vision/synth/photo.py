@@ -331,8 +331,16 @@ def make_photo(seed: int, *, sheet: Sheet | None = None, style: str | None = Non
     camera = camera_for(cond)
     px_per_u = float(np.clip(camera.local_scale() * 1.05, MIN_PX_PER_U, MAX_PX_PER_U))
     drawn = draw_sheet(sheet, style, ink_rng, px_per_u=px_per_u, variant=cond["paper"])
-    w, h = camera.width, camera.height
+    img, tips = scene(drawn, camera, background, cond, rng)
+    jpeg = capture(img, camera, cond, rng)
+    truth = photo_truth(drawn, camera, cond, style, background, source, seed, px_per_u, tips)
+    return SynthPhoto(jpeg, truth, drawn)
 
+
+def scene(drawn: DrawnSheet, camera: Camera, background: str, cond: dict[str, Any],
+          rng: np.random.Generator) -> tuple[np.ndarray, list]:
+    """What reaches the lens (float32 BGR): table, sheet, objects and light. Also the finger tips."""
+    w, h = camera.width, camera.height
     img = make_background(background, w, h, rng)
     if cond["second_sheet"]:
         second_sheet(img, rng)
@@ -360,7 +368,12 @@ def make_photo(seed: int, *, sheet: Sheet | None = None, style: str | None = Non
         spot = cv2.resize(light_field(max(16, w // 16), max(16, h // 16), dict(cond, shadow=0.0, vignetting=0.0), rng), (w, h))
         lift = sheen.astype(np.float32) * (cond["graphite_sheen"] * 0.5) * np.clip(spot - 0.8, 0, None)
         img += lift[:, :, None]
-        del sheen, lift
+    return img, tips
+
+
+def capture(img: np.ndarray, camera: Camera, cond: dict[str, Any], rng: np.random.Generator) -> bytes:
+    """What the phone makes of the scene: white balance, exposure, glare, blur, sharpening, noise, JPEG."""
+    w, h = camera.width, camera.height
     gains = np.array(cond["white_balance"], np.float32)
     img *= (gains * auto_exposure(img, cond["exposure"], gains))[None, None, :]
     if cond["glare"] > 0:
@@ -383,12 +396,10 @@ def make_photo(seed: int, *, sheet: Sheet | None = None, style: str | None = Non
     noise = rng.standard_normal((h, w), dtype=np.float32)
     noise *= np.sqrt(np.clip(bright, 1, 255) / 128) * cond["noise"]
     img += noise[:, :, None]
-    out = cv2.convertScaleAbs(img)  # rounds and saturates to 0…255
-    jpeg = encode_jpeg(out, int(cond["jpeg_quality"]))
+    jpeg = encode_jpeg(cv2.convertScaleAbs(img), int(cond["jpeg_quality"]))  # rounds, saturates to 0…255
     if cond["resent_quality"]:  # a messenger app decodes and compresses it again, harder
         jpeg = encode_jpeg(cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR), int(cond["resent_quality"]))
-    truth = photo_truth(drawn, camera, cond, style, background, source, seed, px_per_u, tips)
-    return SynthPhoto(jpeg, truth, drawn)
+    return jpeg
 
 
 def encode_jpeg(image: np.ndarray, quality: int) -> bytes:
