@@ -15,8 +15,8 @@ from vision.synth.paper import render_sheet, smooth_noise
 BACKGROUND_FAMILIES: dict[str, tuple[str, ...]] = {
     "wood": ("light-wood", "dark-wood"),
     "cloth": ("linen", "gingham"),
-    "plain": ("white-table", "grey-table", "dark-table"),
-    "clutter": ("cluttered-wood", "cluttered-cloth"),
+    "plain": ("white-table", "grey-table", "dark-table", "tiled-counter"),
+    "clutter": ("cluttered-wood", "cluttered-cloth", "newspaper"),
 }
 BACKGROUNDS: tuple[str, ...] = tuple(b for family in BACKGROUND_FAMILIES.values() for b in family)
 
@@ -89,6 +89,42 @@ def plain(h: int, w: int, rng: np.random.Generator, tone: str) -> np.ndarray:
     return shade[:, :, None] * (level * tint)[None, None, :]
 
 
+def tiles(h: int, w: int, rng: np.random.Generator) -> np.ndarray:
+    """A tiled kitchen counter: square tiles, each a little different, and grout lines (a grid!)."""
+    along, across = rotated_coords(h, w, float(rng.uniform(0, np.pi)))
+    size = rng.uniform(0.08, 0.22) * max(h, w)
+    i, j = np.floor(along / size), np.floor(across / size)
+    tone = 1 + 0.04 * np.sin(i * 12.9898 + j * 78.233) + 0.02 * smooth_noise((h, w), max(h, w) / 6, rng)
+    colour = rng.uniform(120, 240, 3).astype(np.float32)
+    img = tone[:, :, None] * colour[None, None, :]
+    fu, fv = along / size - i, across / size - j
+    grout = (np.minimum(np.minimum(fu, 1 - fu), np.minimum(fv, 1 - fv)) < rng.uniform(0.015, 0.04)).astype(np.float32)
+    grout_colour = (rng.uniform(70, 220) * rng.uniform(0.95, 1.05, 3)).astype(np.float32)  # greyish
+    return img * (1 - grout[:, :, None]) + grout_colour[None, None, :] * grout[:, :, None]
+
+
+def newspaper(img: np.ndarray, rng: np.random.Generator) -> None:
+    """A newspaper page lying on the table (in place): columns of grey text lines and a headline."""
+    h, w = img.shape[:2]
+    pw, ph = int(rng.uniform(0.5, 0.9) * max(h, w)), int(rng.uniform(0.6, 1.0) * max(h, w))
+    page = np.full((ph, pw, 3), rng.uniform(205, 235), np.float32)
+    line_h = max(2, int(ph / rng.uniform(90, 160)))
+    columns = int(rng.integers(3, 6))
+    col_w = pw // columns
+    cv2.rectangle(page, (col_w // 8, line_h * 2), (pw - col_w // 8, line_h * 6), (40, 40, 40), -1)  # headline
+    for c in range(columns):
+        x0, x1 = c * col_w + col_w // 10, (c + 1) * col_w - col_w // 10
+        for y in range(line_h * 9, ph - line_h * 2, line_h * 2):
+            end = x1 if rng.random() > 0.12 else int(x0 + (x1 - x0) * rng.uniform(0.3, 0.9))
+            cv2.line(page, (x0, y), (end, y), (110, 110, 110), max(1, line_h // 2))
+    m = cv2.getRotationMatrix2D((pw / 2, ph / 2), float(rng.uniform(0, 360)), 1.0)
+    m[:, 2] += (rng.uniform(0, w) - pw / 2, rng.uniform(0, h) - ph / 2)
+    warped = cv2.warpAffine(page, m, (w, h))
+    mask = cv2.warpAffine(np.ones((ph, pw), np.float32), m, (w, h))[:, :, None]
+    img *= 1 - mask
+    img += warped * mask
+
+
 def clutter(img: np.ndarray, rng: np.random.Generator) -> None:
     """Cards, pencils, dice, a mug and a coin scattered over the table (in place)."""
     h, w = img.shape[:2]
@@ -126,10 +162,16 @@ def make_background(name: str, width: int, height: int, rng: np.random.Generator
         img = cloth(h, w, rng, checked=name == "gingham" or (name == "cluttered-cloth" and rng.random() < 0.4))
     elif name in ("white-table", "grey-table", "dark-table"):
         img = plain(h, w, rng, name)
+    elif name == "tiled-counter":
+        img = tiles(h, w, rng)
+    elif name == "newspaper":
+        img = wood(h, w, rng, dark=rng.random() < 0.5) if rng.random() < 0.5 else plain(h, w, rng, "grey-table")
     else:
         raise ValueError(f"unknown background {name!r}: expected one of {', '.join(BACKGROUNDS)}")
     img = np.ascontiguousarray(np.clip(img, 0, 255).astype(np.float32))
-    if name.startswith("cluttered"):
+    if name == "newspaper":
+        newspaper(img, rng)
+    if name.startswith("cluttered") or name == "newspaper":
         clutter(img, rng)
     return cv2.resize(img, (width, height), interpolation=cv2.INTER_LINEAR)
 
