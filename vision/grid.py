@@ -309,7 +309,9 @@ def find_grid(image: np.ndarray, max_refined: int = 8) -> tuple[np.ndarray, np.n
     Works on the photo shrunk to ``FIND_LONG_SIDE``: quad candidates → lattice re-anchoring
     (cheap pre-check) → local refinement of the best few → :func:`lattice_score`. ``None`` when no
     candidate scores ≥ ``MIN_LINE_CONTRAST`` (or ≥ ``WEAK_LINE_CONTRAST`` with the printed mountains
-    landing on whole cells). Among passing candidates the largest wins (the
+    clearly landing on whole cells). A lattice whose darkest cells are not some side's five
+    mountains is refused whatever its score: the coin track and season boxes next to the grid
+    look like a lattice one or two cells off. Among passing candidates the largest wins (the
     user's sheet, not one lying beside it).
     """
     h, w = image.shape[:2]
@@ -334,8 +336,8 @@ def find_grid(image: np.ndarray, max_refined: int = 8) -> tuple[np.ndarray, np.n
             if score < WEAK_LINE_CONTRAST:
                 continue
             separation = _mountain_separation(small, pts)
-            if score < MIN_LINE_CONTRAST and separation < MOUNTAIN_CONFIRMS:
-                continue
+            if separation < 0 or (score < MIN_LINE_CONTRAST and separation < MOUNTAIN_CONFIRMS):
+                continue  # the five mountains must be the darkest cells: no lattice off by a cell
             c = pts
             area = cv2.contourArea(np.array([c[0, 0], c[0, -1], c[-1, -1], c[-1, 0]], np.float32))
             rank = area * (min(score, 2.0) + 2 * max(separation, 0.0))
@@ -378,8 +380,9 @@ def refine_intersections(image: np.ndarray, homography: np.ndarray, px: int = PX
     arm = int(0.42 * px)
     gap = int(0.08 * px)
     ideal = ideal_intersections()
-    cx = np.round((margin + ideal[..., 0] + prior[..., 0]) * px).astype(int).ravel()
-    cy = np.round((margin + ideal[..., 1] + prior[..., 1]) * px).astype(int).ravel()
+    # canonical pixel X has its centre at u = (X + 0.5) / px − margin
+    cx = np.round((margin + ideal[..., 0] + prior[..., 0]) * px - 0.5).astype(int).ravel()
+    cy = np.round((margin + ideal[..., 1] + prior[..., 1]) * px - 0.5).astype(int).ravel()
     h, w = lines.shape
     across = np.arange(-search, search + 1)
     along = np.concatenate([np.arange(-arm, -gap), np.arange(gap, arm)])
@@ -394,7 +397,7 @@ def refine_intersections(image: np.ndarray, homography: np.ndarray, px: int = PX
     strength = np.zeros((LINES, LINES, 2))
     for k, prof, centre in ((0, prof_x, cx), (1, prof_y, cy)):
         peak = _peaks(prof)
-        snapped[..., k] = ((centre - search + peak) / px - margin - ideal[..., k].ravel()).reshape(LINES, LINES)
+        snapped[..., k] = ((centre - search + peak + 0.5) / px - margin - ideal[..., k].ravel()).reshape(LINES, LINES)
         strength[..., k] = (prof.max(axis=1) - np.median(prof, axis=1)).reshape(LINES, LINES)
     disp = _smoothed(snapped, strength)
     pts_u = ideal_intersections() + disp

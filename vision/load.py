@@ -9,6 +9,7 @@ Large photos are decoded at a reduced scale (JPEG DCT scaling): the reader never
 from __future__ import annotations
 
 import io
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -92,7 +93,11 @@ def _open_header(raw: bytes, fmt: str) -> Image.Image:
                              "HEIC photos need the optional extra: pip install 'cartographers[heic]'") from None
         pillow_heif.register_heif_opener()
     try:
-        return Image.open(io.BytesIO(raw))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            return Image.open(io.BytesIO(raw))
+    except Image.DecompressionBombError as e:
+        raise PhotoError("too-many-pixels", f"the photo claims too many pixels ({e})") from None
     except Exception:  # Pillow raises many types for garbage
         raise PhotoError("not-an-image", "the file is not an image this reader understands (JPEG, PNG, HEIC)") from None
 

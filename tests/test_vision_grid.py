@@ -1,0 +1,95 @@
+"""Grid finding, rectification and orientation on flat renders warped by known homographies."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from scoring.sides import SIDES
+from vision import grid, orient
+from vision.synth import render_sheet
+
+
+def warped_sheet(side: str, quarter_turns: int, seed: int, tilt: float = 60.0) -> tuple[np.ndarray, np.ndarray]:
+    """A flat render of ``side`` placed on a textured table by a random homography.
+
+    Returns the photo and the true 12 × 12 crossings in photo pixels ([i, j] = line row i, column j).
+    """
+    rng = np.random.default_rng(seed)
+    rs = render_sheet(side, px_per_u=30, rng=rng)
+    h, w = rs.image.shape[:2]
+    W, H = 1400, 1050
+    table = np.full((H, W, 3), rng.integers(40, 120, 3), np.uint8)
+    table = cv2.add(table, rng.integers(0, 40, (H, W, 3), dtype=np.uint8))
+    angle = np.pi / 2 * quarter_turns + rng.uniform(-0.3, 0.3)
+    scale = rng.uniform(0.55, 0.8) * H / max(h, w)
+    src = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    rot = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
+    dst = ((src - [w / 2, h / 2]) * scale) @ rot.T + [W / 2, H / 2] + rng.uniform(-tilt, tilt, (4, 2))
+    m = cv2.getPerspectiveTransform(src, dst.astype(np.float32))
+    paper = cv2.warpPerspective(rs.image, m, (W, H))
+    alpha = cv2.warpPerspective(rs.alpha, m, (W, H))
+    photo = np.where(alpha[..., None] > 127, paper, table)
+    jj, ii = np.meshgrid(np.arange(12.0), np.arange(12.0))
+    px, py = rs.to_px(jj, ii)
+    truth = cv2.perspectiveTransform(np.stack([px, py], -1).reshape(1, -1, 2), m)[0].reshape(12, 12, 2)
+    return photo, truth
+
+
+def read_orientation(photo: np.ndarray, fit: grid.GridFit, side: str | None = None) -> orient.Orientation:
+    """Side and quarter turns as the reader decides them."""
+    cells = grid.sample_cells(photo, fit)
+    evidence = [orient.coin_track_periodicity(grid.line_image(photo), fit.rotated(k)) for k in range(4)]
+    decided, _ = orient.decide_orientation(orient.mountain_darkness(cells, grid.PX), side, evidence)
+    return decided
+
+
+@pytest.mark.parametrize("side", ["A", "B"])
+@pytest.mark.parametrize("quarter_turns", [0, 1, 2, 3])
+def test_grid_found_oriented_and_within_a_tenth_of_a_cell(side: str, quarter_turns: int) -> None:
+    photo, truth = warped_sheet(side, quarter_turns, seed=10 * quarter_turns + (side == "B"))
+    fit = grid.fit_grid(photo)
+    assert fit is not None
+    decided = read_orientation(photo, fit)
+    assert decided.side == side
+    assert decided.shift_margin > 0
+    upright = fit.rotated(decided.quarter_turns)
+    cell_px = np.median(np.linalg.norm(np.diff(truth, axis=1), axis=2))
+    error_u = np.linalg.norm(upright.intersections - truth, axis=2).max() / cell_px
+    assert error_u < 0.1
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_no_grid_in_a_photo_without_a_sheet(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    photo = cv2.GaussianBlur(rng.integers(0, 255, (900, 1200, 3), dtype=np.uint8), (0, 0), 3)
+    cv2.rectangle(photo, (200, 200), (700, 600), (30, 30, 30), 6)  # a dark quadrilateral that is no lattice
+    assert grid.fit_grid(photo) is None
+
+
+def test_sampled_cell_area_is_canonical() -> None:
+    photo, _ = warped_sheet("A", 0, seed=5)
+    fit = grid.fit_grid(photo)
+    cells = grid.sample_cells(photo, fit)
+    assert cells.shape == (11 * grid.PX, 11 * grid.PX, 3)
+
+
+@pytest.mark.parametrize("side", ["A", "B"])
+def test_shift_guard_catches_a_one_cell_shift(side: str) -> None:
+    layout = SIDES[side]
+    dark = np.zeros((11, 11))
+    for r, c in layout.mountains:
+        dark[r, c] = 0.8
+    assert orient.shift_margin(dark, side) > 0.5
+    shifted = np.roll(dark, 1, axis=1)  # what a grid placed one column off would see
+    assert orient.shift_margin(shifted, side) < 0
+
+
+def test_stated_side_is_kept_even_when_unsure() -> None:
+    dark = np.zeros((11, 11))
+    for r, c in SIDES["B"].mountains:
+        dark[r, c] = 0.8
+    decided, scores = orient.decide_orientation(dark, side="B")
+    assert decided.side == "B" and decided.quarter_turns == 0
+    assert scores[("B", 0)] > max(s for (name, _), s in scores.items() if name == "A")

@@ -1,0 +1,43 @@
+"""The shipped model file: loads with the explicit trusted types only, and its metadata is complete."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from vision.classify import CELL_CLASSES, META_FILE, MODEL_FILE, TRUSTED_TYPES, load_model
+from vision.features import CELL_FEATURE_NAMES
+
+needs_model = pytest.mark.skipif(not MODEL_FILE.exists(), reason="no trained model in models/")
+
+
+@needs_model
+def test_model_loads_and_is_small() -> None:
+    model = load_model()
+    assert MODEL_FILE.stat().st_size < 5 * 1024 * 1024
+    assert model.cells.n_features_in_ == len(CELL_FEATURE_NAMES)
+    assert len(model.cells.classes_) == len(CELL_CLASSES)
+    assert 0.0 < model.low_confidence_below < 1.0
+
+
+@needs_model
+def test_metadata_records_versions_seed_and_figures() -> None:
+    meta = json.loads(META_FILE.read_text())
+    for key in ("python", "numpy", "scikit-learn", "skops"):
+        assert key in meta["versions"]
+    assert "seed" in meta["config"]
+    assert meta["config"]["holdout_style_family"]
+    assert "cell_accuracy" in meta["validation"]
+
+
+def test_untrusted_types_are_refused(tmp_path) -> None:
+    import datetime
+
+    import skops.io as sio
+
+    bad = tmp_path / "bad.skops"
+    bad.write_bytes(sio.dumps({"cells": datetime.timedelta(days=1), "coins": None}))
+    assert "datetime.timedelta" not in TRUSTED_TYPES
+    with pytest.raises(Exception, match="[Uu]ntrusted"):
+        load_model(bad, tmp_path / "none.json")

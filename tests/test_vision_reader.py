@@ -1,0 +1,126 @@
+"""The reader end to end: synthetic photos read with the shipped model, refusals, the CLI, the overlay."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import cv2
+import numpy as np
+import pytest
+
+from vision import PhotoError, Reading, draw_overlay, read_photo
+from vision.classify import MODEL_FILE
+from vision.coins import count_from_probabilities
+from vision.synth import make_photo
+from vision.train import grid_error_u, truth_sheet
+
+needs_model = pytest.mark.skipif(not MODEL_FILE.exists(), reason="no trained model in models/")
+
+# benchmark-range seeds (never used in training); small photos keep the test fast
+PHOTO_SEEDS = [50_000_003, 50_000_011, 50_000_020]
+
+
+@pytest.fixture(scope="module")
+def photos() -> dict[int, object]:
+    return {s: make_photo(s, megapixels=2.0, style_family="graphite" if s % 2 else "coloured-pencil",
+                          condition={"defocus_px": 0.0, "motion_px": 0.0, "glare": 0.0})
+            for s in PHOTO_SEEDS}
+
+
+@needs_model
+@pytest.mark.parametrize("seed", PHOTO_SEEDS)
+def test_synthetic_photo_is_read(photos, seed: int) -> None:
+    photo = photos[seed]
+    truth = truth_sheet(photo.truth)
+    reading = read_photo(photo.jpeg)
+    assert isinstance(reading, Reading)
+    assert reading.side == truth.side
+    assert grid_error_u(reading.intersections, photo.truth["intersections"]) < 0.15
+    drawable = [(r, c) for (r, c), t in truth.items() if not t.printed]
+    right = sum(reading.sheet.cells[r][c] == truth.cells[r][c] for r, c in drawable)
+    assert right / len(drawable) >= 0.95
+    wrong = [(r, c) for r, c in drawable if reading.sheet.cells[r][c] != truth.cells[r][c]]
+    flagged = set(reading.low_confidence_cells)
+    assert sum(cell in flagged for cell in wrong) >= len(wrong) // 2  # most mistakes are flagged
+
+
+@needs_model
+def test_reading_json_has_the_interface_fields(photos) -> None:
+    reading = read_photo(photos[PHOTO_SEEDS[0]].jpeg)
+    out = reading.to_json()
+    for key in ("side", "cells", "coins", "confidence", "coin_confidence", "low_confidence_cells", "warnings",
+                "grid_corners", "cell_outlines"):
+        assert key in out
+    assert len(out["cells"]) == 11 and all(len(row) == 11 for row in out["cells"])
+    assert np.asarray(out["confidence"]).shape == (11, 11)
+    assert np.asarray(out["cell_outlines"]).shape == (11, 11, 4, 2)
+    assert np.asarray(out["grid_corners"]).shape == (4, 2)
+    assert all(0.0 <= v <= 1.0 for row in out["confidence"] for v in row)
+
+
+@needs_model
+def test_stated_wrong_side_is_refused(photos) -> None:
+    photo = photos[PHOTO_SEEDS[0]]
+    other = "B" if truth_sheet(photo.truth).side == "A" else "A"
+    with pytest.raises(PhotoError) as e:
+        read_photo(photo.jpeg, side=other)
+    assert e.value.code == "wrong-side"
+
+
+@needs_model
+def test_overlay_draws_on_the_photo(photos) -> None:
+    photo = photos[PHOTO_SEEDS[1]]
+    reading = read_photo(photo.jpeg)
+    image = photo.image
+    out = draw_overlay(reading, image)
+    assert out.shape == image.shape
+    changed = np.abs(out.astype(int) - image.astype(int)).sum(axis=2) > 30
+    corners = np.asarray(reading.grid_corners)
+    x0, y0 = corners.min(axis=0).astype(int)
+    x1, y1 = corners.max(axis=0).astype(int)
+    assert changed[y0:y1, x0:x1].mean() > 0.02  # grid and labels drawn inside the grid
+    assert changed.mean() < 0.5  # the photo is still visible
+
+
+def blank_photo_png(tmp_path) -> str:
+    rng = np.random.default_rng(0)
+    img = cv2.GaussianBlur(rng.integers(0, 255, (900, 1200, 3), dtype=np.uint8), (0, 0), 4)
+    path = tmp_path / "table.png"
+    cv2.imwrite(str(path), img)
+    return str(path)
+
+
+@needs_model
+def test_photo_without_a_sheet(tmp_path) -> None:
+    with pytest.raises(PhotoError) as e:
+        read_photo(blank_photo_png(tmp_path))
+    assert e.value.code == "no-grid"
+
+
+@needs_model
+def test_cli_no_grid_is_exit_2_with_one_line(tmp_path) -> None:
+    cli = "import sys; from api.cli import main; sys.exit(main())"
+    out = subprocess.run([sys.executable, "-c", cli, "read", blank_photo_png(tmp_path)],
+                         capture_output=True, text=True)
+    assert out.returncode == 2
+    assert out.stderr.strip().count("\n") == 0
+    assert "no map grid found" in out.stderr
+
+
+@pytest.mark.parametrize("probs, count", [
+    ([0.9] * 3 + [0.1] * 11, 3),
+    ([0.1] * 14, 0),
+    ([0.95] * 14, 14),
+    ([0.9, 0.9, 0.4, 0.9, 0.1] + [0.05] * 9, 4),  # one unsure coin inside a filled run
+])
+def test_coin_count_follows_the_track_order(probs: list[float], count: int) -> None:
+    reading = count_from_probabilities(np.array(probs))
+    assert reading.count == count
+    assert 0.0 < reading.confidence <= 1.0
+
+
+def test_coin_confidence_drops_when_unsure() -> None:
+    sure = count_from_probabilities(np.array([0.99] * 5 + [0.01] * 9))
+    unsure = count_from_probabilities(np.array([0.99] * 4 + [0.5] + [0.01] * 9))
+    assert unsure.confidence < sure.confidence
