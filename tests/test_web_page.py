@@ -19,7 +19,7 @@ import httpx
 import pytest
 
 import api.service
-from api.service import photo_reader
+from api.service import photo_reader, validator
 from scoring.cards import CARDS
 from scoring.report import score_report
 from scoring.sheet import Sheet
@@ -92,7 +92,7 @@ def total_text(pg) -> str:
 
 def wait_for_total(pg, expected: int) -> None:
     pg.wait_for_function("t => document.querySelector('#total').textContent.trim() === String(t) "
-                         "&& !document.body.classList.contains('busy')", arg=expected, timeout=10_000)
+                         "&& !document.body.classList.contains('busy')", arg=expected, timeout=30_000)
 
 
 def correct_cell(pg, cell: tuple[int, int], terrain: str) -> None:
@@ -114,6 +114,12 @@ def test_blank_sheet_then_a_correction_updates_the_score(page, server):
     wait_for_total(page, expected["total"])
     stars = page.locator('tr[data-row="sentinel-wood"] td.num').inner_text()
     assert int(stars) == expected["cards"]["sentinel-wood"]
+    validate = validator()
+    if validate is None:
+        page.wait_for_selector("#verdict:has-text('Not checked')")
+    else:
+        verdict = validate(corrected, time_limit=5.0).to_json()["verdict"]
+        page.wait_for_selector(f"#verdict.{verdict}", timeout=30_000)
 
 
 def test_selecting_a_card_row_lights_its_evidence_cells(page):
@@ -182,7 +188,7 @@ def test_photo_is_read_drawn_scored_and_corrected(page, server, sample_photo):
     read_photo = photo_reader()[0]
     reading = read_photo(path.read_bytes())
     page.set_input_files("#photo", str(path))
-    page.wait_for_selector("#overlay polygon", timeout=60_000)
+    page.wait_for_selector("#overlay polygon", timeout=90_000)
     assert page.locator("#overlay polygon").count() == 121
     assert page.locator("#map .cell").count() == 121
     expected = score_report(reading.sheet, DEFAULT_CARDS, "spring")

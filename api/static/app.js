@@ -69,30 +69,43 @@ function chosenCards() {
 }
 
 let scoring = null; // AbortController of the score request in flight
+let checking = null; // AbortController of the legality check in flight
 let scoreSeq = 0;
 
+// The score comes back in milliseconds and is drawn at once; the legality check can take a few
+// seconds and is drawn when it arrives.
 async function rescore({ legality = true } = {}) {
   if (!state.sheet) return;
   scoring?.abort();
   scoring = new AbortController();
   const seq = ++scoreSeq;
   const season = $("season").value || null;
+  if (legality) checkLegality();
   document.body.classList.add("busy");
   try {
-    const [report, verdict] = await Promise.all([
-      postJson("/v1/score-map", { sheet: state.sheet, cards: chosenCards(), season }, scoring.signal),
-      legality ? postJson("/v1/validate", { sheet: state.sheet }, scoring.signal).catch((e) =>
-        e.name === "AbortError" ? Promise.reject(e) : { unavailable: e.message }) : Promise.resolve(state.verdict),
-    ]);
+    const report = await postJson("/v1/score-map", { sheet: state.sheet, cards: chosenCards(), season }, scoring.signal);
     if (seq !== scoreSeq) return;
     state.report = report;
-    state.verdict = verdict;
     renderAll();
   } catch (e) {
     if (e.name !== "AbortError") setStatus(e.message, "error");
   } finally {
     if (seq === scoreSeq) document.body.classList.remove("busy");
   }
+}
+
+async function checkLegality() {
+  checking?.abort();
+  const mine = (checking = new AbortController());
+  state.verdict = { checking: true };
+  renderVerdict();
+  try {
+    state.verdict = await postJson("/v1/validate", { sheet: state.sheet }, mine.signal);
+  } catch (e) {
+    if (e.name === "AbortError") return;
+    state.verdict = { unavailable: e.message };
+  }
+  if (checking === mine) renderVerdict();
 }
 
 async function uploadPhoto(file) {
@@ -284,6 +297,11 @@ function renderVerdict() {
   if (!v) return;
   const reasons = $("reasons");
   reasons.replaceChildren();
+  if (v.checking) {
+    $("verdict").textContent = "Checking…";
+    $("verdict").className = "verdict cannot-tell";
+    return;
+  }
   if (v.unavailable) {
     $("verdict").textContent = `Not checked: ${v.unavailable}`;
     $("verdict").className = "verdict cannot-tell";
