@@ -60,7 +60,9 @@ def contact_sheet(path: str, seed: int, thumb: int = 520) -> None:
 #: The committed sample photos: (name, sheet file or None, options, pinned conditions).
 SAMPLES = [
     ("typical-a", "samples/typical-a.json", dict(style="graphite-symbols", background="light-wood"),
-     dict(tilt_deg=14, roll_deg=4, fingers=1, shadow=0.0, defocus_px=0.0, motion_px=0.0, jpeg_quality=88, paper="print")),
+     dict(tilt_deg=14, roll_deg=4, fill=0.92, offset=[0.0, 0.0], fingers=1, shadow=0.0, defocus_px=0.0,
+          motion_px=0.0, jpeg_quality=88, paper="print", white_balance=[0.95, 1.0, 1.05], exposure=0.92,
+          resent_quality=0)),
     ("a-colour-shading-kitchen", None, dict(side="A", style="colour-shading", background="cluttered-wood"),
      dict(tilt_deg=25, white_balance=[0.75, 1.0, 1.2], shadow=0.4, jpeg_quality=80)),
     ("b-graphite-outlined-steep", None, dict(side="B", style="graphite-outlined", background="linen"),
