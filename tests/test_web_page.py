@@ -190,6 +190,7 @@ def test_photo_is_read_drawn_scored_and_corrected(page, server, sample_photo):
     page.set_input_files("#photo", str(path))
     page.wait_for_selector("#overlay polygon", timeout=90_000)
     assert page.locator("#overlay polygon").count() == 121
+    assert page.locator("#overlay image").count() == 1  # the photo itself, under the grid
     assert page.locator("#map .cell").count() == 121
     expected = score_report(reading.sheet, DEFAULT_CARDS, "spring")
     wait_for_total(page, expected["total"])

@@ -22,6 +22,8 @@ const state = {
   verdict: null,    // the last legality verdict (null: none / not available)
   selected: null,   // selected score row: a card slug or "monsters"
   picking: null,    // [r, c] of the cell whose terrain is being chosen
+  photo: null,      // {url, size: [w, h]} of the uploaded photo
+  zoomed: true,     // show the map's part of the photo, not the whole photo
 };
 
 const $ = (id) => document.getElementById(id);
@@ -124,9 +126,9 @@ async function uploadPhoto(file) {
     state.report = result.score;
     state.verdict = result.legality ?? { unavailable: "the legality check is not installed on this server" };
     state.selected = null;
-    const img = $("photo-img");
-    if (img.src.startsWith("blob:")) URL.revokeObjectURL(img.src);
-    img.src = URL.createObjectURL(file);
+    if (state.photo) URL.revokeObjectURL(state.photo.url);
+    const url = URL.createObjectURL(file);
+    state.photo = { url, size: result.reading.photo_size || await naturalSize(url) };
     const unsure = result.reading.low_confidence_cells?.length ?? 0;
     setStatus(`Read side ${state.sheet.side}. ${unsure ? `${unsure} cell${unsure > 1 ? "s" : ""} to check (outlined in red).`
       : "Check the map against your sheet; tap a cell to correct it."}`, "ok");
@@ -147,7 +149,8 @@ function startBlank(side) {
   state.sheet = { side, cells, coins: 0 };
   state.reading = null;
   state.selected = null;
-  $("photo-img").removeAttribute("src");
+  if (state.photo) URL.revokeObjectURL(state.photo.url);
+  state.photo = null;
   setStatus(`Blank side ${side}: tap cells to draw your map.`, "ok");
   rescore();
 }
@@ -197,19 +200,37 @@ function renderMap() {
   $("coins").value = state.sheet.coins;
 }
 
+function naturalSize(url) {
+  return new Promise((resolve) => {
+    const img = new Image();
+    img.onload = () => resolve([img.naturalWidth, img.naturalHeight]);
+    img.onerror = () => resolve([1, 1]);
+    img.src = url;
+  });
+}
+
+/** The part of the photo to show: the map's cells with a margin, or the whole photo. */
+function overlayView(outlines, [w, h]) {
+  if (!state.zoomed) return [0, 0, w, h];
+  const xs = outlines.flat(2).map((p) => p[0]), ys = outlines.flat(2).map((p) => p[1]);
+  const x0 = Math.min(...xs), x1 = Math.max(...xs), y0 = Math.min(...ys), y1 = Math.max(...ys);
+  const m = 0.06 * Math.max(x1 - x0, y1 - y0);
+  const left = Math.max(0, x0 - m), top = Math.max(0, y0 - m);
+  return [left, top, Math.min(w, x1 + m) - left, Math.min(h, y1 + m) - top];
+}
+
 function renderOverlay() {
   const reading = state.reading;
   $("photo-panel").hidden = !reading;
   document.body.classList.toggle("has-photo", !!reading);
   const svg = $("overlay");
   svg.replaceChildren();
-  if (!reading || !reading.cell_outlines?.length) return;
-  const img = $("photo-img");
-  const size = () => {  // the reader's upright photo size; the browser's, for an older reader
-    const [w, h] = reading.photo_size || [img.naturalWidth || 1, img.naturalHeight || 1];
-    svg.setAttribute("viewBox", `0 0 ${w} ${h}`);
-  };
-  if (reading.photo_size || img.complete) size(); else img.addEventListener("load", size, { once: true });
+  if (!reading || !state.photo || !reading.cell_outlines?.length) return;
+  const [w, h] = state.photo.size;
+  svg.setAttribute("viewBox", overlayView(reading.cell_outlines, [w, h]).join(" "));
+  svg.append(el("svg:image", { href: state.photo.url, x: 0, y: 0, width: w, height: h }));
+  $("zoom").textContent = state.zoomed ? "Show the whole photo" : "Zoom to the map";
+  $("zoom").setAttribute("aria-pressed", state.zoomed ? "true" : "false");
   const lit = highlighted();
   const unsure = new Set((reading.low_confidence_cells || []).map(key));
   reading.cell_outlines.forEach((row, r) => row.forEach((quad, c) => {
@@ -387,6 +408,7 @@ async function init() {
   }
   renderCardPickers();
   for (const id of ["camera", "photo"]) $(id).addEventListener("change", (e) => uploadPhoto(e.target.files[0]));
+  $("zoom").addEventListener("click", () => { state.zoomed = !state.zoomed; renderOverlay(); });
   $("blank-a").addEventListener("click", () => startBlank("A"));
   $("blank-b").addEventListener("click", () => startBlank("B"));
   $("season").addEventListener("change", () => rescore({ legality: false }));
