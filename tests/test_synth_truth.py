@@ -130,3 +130,27 @@ def test_exactly_the_first_coins_are_marked(coins, style):
         r = int(GEOMETRY.coin_radius * 30)
         marked = (diff[y - r:y + r + 1, x - r:x + r + 1] > 30).mean() > 0.03
         assert marked == (i < coins), f"coin {i} of {coins}"
+
+
+@pytest.mark.parametrize("seed, style", [(21, "colour-shading"), (22, "graphite-outlined"), (23, "marker-symbols")])
+def test_photo_ink_lies_in_the_truth_cells(seed, style):
+    """End to end: the drawn terrain, carried through the photo's own camera, lands in the cells the
+    truth's intersections outline — in every drawn cell, and in no empty cell's inner part."""
+    from vision.synth import make_photo
+
+    sheet = random_sheet("AB"[seed % 2], np.random.default_rng(seed), shapes=20)
+    photo = make_photo(seed, sheet=sheet, style=style, megapixels=1.0)
+    cam = camera_for(photo.truth["conditions"])
+    mx, my, _ = warp_maps(cam, photo.drawn.rendered.affine)
+    ink = cv2.remap(photo.drawn.terrain_mask, mx, my, cv2.INTER_NEAREST, borderValue=0) > 0
+    inter = np.array(photo.truth["intersections"])
+    for (r, c), t in sheet.items():
+        quad = np.array([inter[r, c], inter[r, c + 1], inter[r + 1, c + 1], inter[r + 1, c]])
+        inner = quad.mean(axis=0) + (quad - quad.mean(axis=0)) * 0.6  # tolerance: 0.2 u from the borders
+        mask = np.zeros(ink.shape, np.uint8)
+        cv2.fillConvexPoly(mask, np.round(inner).astype(np.int32), 1)
+        share = ink[mask > 0].mean()
+        if t in (Terrain.EMPTY, Terrain.MOUNTAIN, Terrain.WASTELAND):
+            assert share == 0, f"ink in {t.value} cell {(r, c)}"
+        else:
+            assert share > 0.02, f"no ink in {t.value} cell {(r, c)}"
