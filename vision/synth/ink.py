@@ -121,8 +121,7 @@ class Inks:
     """Density layers, one per pencil, over a rendered sheet."""
 
     rendered: RenderedSheet
-    layers: dict[str, np.ndarray] = field(default_factory=dict)
-    kinds: dict[str, str] = field(default_factory=dict)  # layer → "pencil" | "marker"
+    layers: dict[str, np.ndarray] = field(default_factory=dict)  # "pencil:forest", "marker:water", …
     terrain_mask: np.ndarray | None = None  # where terrain ink is (truth for tests)
 
     def layer(self, name: str, kind: str) -> np.ndarray:
@@ -130,7 +129,6 @@ class Inks:
         key = f"{kind}:{name}"
         if key not in self.layers:
             self.layers[key] = np.zeros(self.rendered.image.shape[:2], np.float32)
-            self.kinds[key] = kind
         return self.layers[key]
 
 

@@ -147,7 +147,7 @@ def render_sheet(side: str, *, px_per_u: float = 60, variant: str = "print",
     paper_rgb = WHITE_PAPER if variant == "white-print" else pal.paper
     img = parchment((h, w), paper_rgb, px_per_u, rng)
     pen = Pen(img, px_per_u, origin)
-    draw_header(pen, side, rng)
+    draw_header(pen, side)
     draw_cells(pen, side)
     draw_frame(pen, side)
     draw_labels(pen, side)
@@ -304,7 +304,7 @@ def draw_labels(pen: Pen, side: str) -> None:
     pen.text(f"({side})", (GRID - 0.25, -0.55), 0.22, bgr(PALETTES[side].frame), weight_u=0.03)
 
 
-def draw_header(pen: Pen, side: str, rng: np.random.Generator) -> None:
+def draw_header(pen: Pen, side: str) -> None:
     """Name and title lines, the crest (crown, banner, shield, swords) and a compass rose."""
     pal = PALETTES[side]
     ink = (40, 52, 70)
