@@ -152,7 +152,7 @@ def bend_shading(bend: Bend, sx: np.ndarray, sy: np.ndarray, light_angle: float,
 
 
 def light_field(w: int, h: int, cond: dict[str, Any], rng: np.random.Generator) -> np.ndarray:
-    """Illumination (float32, ~1): exposure, a gradient, a soft spot and maybe a cast shadow."""
+    """Illumination (float32, ~1): a gradient, a soft spot, vignetting and maybe a cast shadow."""
     sw, sh = max(4, w // 16), max(4, h // 16)
     yy, xx = np.mgrid[0:sh, 0:sw].astype(np.float32)
     xx, yy = xx / sw - 0.5, yy / sh - 0.5
