@@ -29,6 +29,7 @@ from vision.layout import GEOMETRY, GRID
 
 PX = 32  # canonical pixels per grid unit for the cell area
 FIND_LONG_SIDE = 1000  # candidate search runs on the photo shrunk to this long side
+FIND_LONG_SIDE_RETRY = 1800  # …and once more at this size when nothing was found
 LATTICE_PX = 16  # canonical pixels per unit when checking a candidate lattice
 MIN_LINE_CONTRAST = 1.2  # line/between-line profile ratio × share of lines standing out, both axes
 MAX_DISPLACEMENT_U = 0.7  # a crossing moves at most this far from the global homography's guess
@@ -303,7 +304,8 @@ class _Candidate:
     area: float  # ranking: lattice area × (lattice score + 2 × mountain separation)
 
 
-def find_grid(image: np.ndarray, max_refined: int = 8) -> tuple[np.ndarray, np.ndarray, float] | None:
+def find_grid(image: np.ndarray, max_refined: int = 8,
+              long_side: int = FIND_LONG_SIDE) -> tuple[np.ndarray, np.ndarray, float] | None:
     """The best 11 × 11 lattice in ``image``: (u → photo homography, displacement field u, score).
 
     Works on the photo shrunk to ``FIND_LONG_SIDE``: quad candidates → lattice re-anchoring
@@ -315,7 +317,7 @@ def find_grid(image: np.ndarray, max_refined: int = 8) -> tuple[np.ndarray, np.n
     user's sheet, not one lying beside it).
     """
     h, w = image.shape[:2]
-    shrink = min(1.0, FIND_LONG_SIDE / max(h, w))
+    shrink = min(1.0, long_side / max(h, w))
     small = cv2.resize(image, (int(w * shrink), int(h * shrink)), interpolation=cv2.INTER_AREA) if shrink < 1 else image
     gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
     darkest = line_image(small)
@@ -444,8 +446,14 @@ def _smoothed(disp: np.ndarray, strength: np.ndarray) -> np.ndarray:
 
 
 def fit_grid(image: np.ndarray) -> GridFit | None:
-    """Find, check and refine the grid in a decoded photo; ``None`` when there is none."""
+    """Find, check and refine the grid in a decoded photo; ``None`` when there is none.
+
+    The search runs at ``FIND_LONG_SIDE`` first and, if nothing is found, once more at
+    ``FIND_LONG_SIDE_RETRY`` (a sheet small in the frame has cells of a dozen pixels at the first).
+    """
     found = find_grid(image)
+    if found is None and max(image.shape[:2]) > FIND_LONG_SIDE:
+        found = find_grid(image, long_side=FIND_LONG_SIDE_RETRY)
     if found is None:
         return None
     hom, disp, score = found

@@ -3,7 +3,8 @@
 The five mountains are whole dark-brown cells at positions that differ between sides and break
 the grid's rotational symmetry (game-reference.md, "The sheet"). Every hypothesis — 4 quarter
 turns × 2 sides — is scored by how cleanly its five mountain cells are the darkest cells:
-``separation`` = darkest-fraction of its weakest mountain minus that of the darkest other cell.
+``separation`` = dark fraction of its second-weakest mountain minus that of the third-darkest
+other cell.
 Side A's mountains (and ruins) are symmetric under a half turn, so the coin track decides
 between a turn and its opposite: below the grid of the upright sheet, 14 coins repeat every
 0.712 u (:func:`coin_track_periodicity`). The same score, recomputed with the layout slid by one cell in each of the 8 directions, is the
@@ -20,7 +21,7 @@ from scoring.sides import SIDES
 from vision.grid import GridFit, line_image, warp_canonical
 from vision.layout import GEOMETRY, GRID
 
-DARK_RATIO = 0.5  # a pixel is "mountain dark" below this fraction of the paper's grey
+DARK_RATIO = 0.5  # a pixel is "mountain dark" when its brightest channel is below this share of the paper's
 MIN_SEPARATION = 0.12  # below this the orientation is a guess: warn
 COIN_WEIGHT = 0.5  # weight of the coin track's periodicity in a hypothesis's score
 
@@ -37,8 +38,9 @@ class Orientation:
 
 
 def mountain_darkness(cells_bgr: np.ndarray, px: int) -> np.ndarray:
-    """(11, 11) fraction of each cell's inner pixels darker than ``DARK_RATIO`` × paper grey."""
-    gray = cells_bgr.astype(np.float32).mean(axis=2)
+    """(11, 11) fraction of each cell's inner pixels dark in every channel (brightest channel below
+    ``DARK_RATIO`` × the paper's): mountains are, saturated marker colours are not."""
+    gray = cells_bgr.max(axis=2).astype(np.float32)
     paper = float(np.percentile(gray, 90))
     inset = max(1, px // 6)
     blocks = gray.reshape(GRID, px, GRID, px)[:, inset:px - inset, :, inset:px - inset]
@@ -46,13 +48,18 @@ def mountain_darkness(cells_bgr: np.ndarray, px: int) -> np.ndarray:
 
 
 def _separation(dark: np.ndarray, mountains: frozenset, skip: frozenset) -> float:
-    """Weakest mountain's darkness minus the darkest non-mountain cell's (``skip`` ignored)."""
-    on = [dark[r, c] if 0 <= r < GRID and 0 <= c < GRID else 0.0 for r, c in mountains]
+    """Second-weakest mountain's darkness minus the third-darkest non-mountain cell's.
+
+    Robust by design: one mountain may be hidden (glare, a finger) and two other cells may be
+    dark (a finger, a black marker) without the answer changing. ``skip`` cells are ignored.
+    """
+    on = sorted(dark[r, c] if 0 <= r < GRID and 0 <= c < GRID else 0.0 for r, c in mountains)
     off_mask = np.ones((GRID, GRID), bool)
     for r, c in mountains | skip:
         if 0 <= r < GRID and 0 <= c < GRID:
             off_mask[r, c] = False
-    return float(min(on) - dark[off_mask].max())
+    off = np.sort(dark[off_mask])
+    return float(on[1] - off[-3])
 
 
 def best_separation(dark: np.ndarray) -> float:
