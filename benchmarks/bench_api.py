@@ -5,6 +5,7 @@ number of requests from a few client threads, and prints the measured figures. N
 written in advance; run it on an idle machine:
 
     python3 benchmarks/bench_api.py [--requests 400] [--photo-requests 40] [--concurrency 4]
+                                    [--photo-concurrency 2] [--photos 8] [--megapixels 8]
 """
 
 from __future__ import annotations
@@ -101,7 +102,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--requests", type=int, default=400, help="score-map requests (default 400)")
     ap.add_argument("--photo-requests", type=int, default=40, help="score requests with photos (default 40)")
-    ap.add_argument("--concurrency", type=int, default=4, help="client threads (default 4)")
+    ap.add_argument("--concurrency", type=int, default=4, help="client threads for score-map (default 4)")
+    ap.add_argument("--photo-concurrency", type=int, default=2, help="client threads for score (default 2)")
     ap.add_argument("--photos", type=int, default=8, help="synthetic photos when samples/ has none (default 8)")
     ap.add_argument("--megapixels", type=float, default=8.0, help="their size (default 8 MP)")
     args = ap.parse_args()
@@ -124,7 +126,7 @@ def main() -> None:
                               data={"cards": ",".join(CARDS), "season": "spring"})
             run_load(base, score, min(4, len(photos)), 1)  # warm-up: model load
             sizes = sorted({len(p) // 1000 for p in photos})
-            res = run_load(base, score, args.photo_requests, args.concurrency)
+            res = run_load(base, score, args.photo_requests, args.photo_concurrency)
             print(f"/v1/score ({len(photos)} photos, {source}, {sizes[0]}–{sizes[-1]} kB): {json.dumps(res)}")
     finally:
         proc.terminate()
