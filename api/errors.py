@@ -110,7 +110,9 @@ async def on_http_error(request: Request, exc: StarletteHTTPException) -> JSONRe
     code = {404: "not-found", 405: "method-not-allowed", 413: "too-large"}.get(exc.status_code, "invalid-request")
     where = f"{request.method} {request.url.path}"
     message = {404: f"no such route: {where}", 405: f"{where} is not allowed"}.get(exc.status_code, str(exc.detail))
-    return error_response(code, message)
+    response = error_response(code, message)
+    response.headers.update(exc.headers or {})  # 405 keeps its Allow header (RFC 9110)
+    return response
 
 
 async def on_unexpected(_: Request, exc: Exception) -> JSONResponse:
