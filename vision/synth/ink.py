@@ -164,11 +164,14 @@ class Tile:
         """A pencil stroke through points ``xy`` (units) with wobble and varying pressure."""
         pts = wobbly(np.asarray(xy, float), rng, hand.wobble_u * wobble)
         p = hand.pressure if pressure is None else pressure
-        width = max(1, int(round((width_u or hand.width_u) * rng.uniform(0.8, 1.25) * self.s)))
+        width = (width_u or hand.width_u) * rng.uniform(0.8, 1.25) * self.s
         pix = self.px(pts)
-        press = np.clip(p * (1 + 0.25 * smooth_1d(len(pix), rng)), 0.05, 1.0)
-        for k in range(len(pix) - 1):
-            cv2.line(self.ink, tuple(pix[k]), tuple(pix[k + 1]), float(press[k]), width, cv2.LINE_AA, 4)
+        n = len(pix)
+        taper = np.minimum(1.0, np.minimum(np.arange(n), np.arange(n)[::-1]) / max(1.0, 0.15 * n) + 0.35)
+        press = np.clip(p * (1 + 0.25 * smooth_1d(n, rng)) * taper, 0.05, 1.0)
+        widths = np.maximum(1, np.round(width * (0.6 + 0.4 * press / max(p, 0.05)))).astype(int)  # press harder, wider
+        for k in range(n - 1):
+            cv2.line(self.ink, tuple(pix[k]), tuple(pix[k + 1]), float(press[k]), int(widths[k]), cv2.LINE_AA, 4)
 
     def fill(self, xy, value: float) -> None:
         """A filled polygon of density ``value``."""
