@@ -197,19 +197,33 @@ def _one_core_probe(paths: list[str]) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def run_benchmark(n: int, seed: int, workers: int = 2, log=print) -> dict:
-    """Generate, read and tally ``n`` photos; returns every figure as a dict."""
+def generate_photos(seeds: list[int], folder: str, workers: int = 2) -> list[str]:
+    """Benchmark photos (JPEG + truth JSON) in ``folder``, reusing any already there."""
+    todo = [(s, folder) for s in seeds if not (Path(folder) / f"{s}.json").exists()]
+    if todo:
+        with get_context("spawn").Pool(workers) as pool:
+            pool.map(_generate, todo, chunksize=2)
+    return [str(Path(folder) / f"{s}.jpg") for s in seeds]
+
+
+def run_benchmark(n: int, seed: int, workers: int = 2, log=print, photo_dir: str | None = None) -> dict:
+    """Generate, read and tally ``n`` photos; returns every figure as a dict.
+
+    ``photo_dir`` keeps the generated photos (and reuses them on the next run); by default they
+    live in a temporary folder.
+    """
     from vision.classify import default_model
 
     meta = default_model().meta
     held_style = meta.get("config", {}).get("holdout_style_family")
     held_bg = meta.get("config", {}).get("holdout_background_family")
     seeds = [BENCH_SEED_BASE + 100_000 * seed + i for i in range(n)]
-    with tempfile.TemporaryDirectory(prefix="bench-vision-") as folder:
+    with tempfile.TemporaryDirectory(prefix="bench-vision-") as tmp:
+        folder = photo_dir or tmp
+        Path(folder).mkdir(parents=True, exist_ok=True)
         t0 = time.time()
+        paths = generate_photos(seeds, folder, workers)
         ctx = get_context("spawn")
-        with ctx.Pool(workers) as pool:
-            paths = pool.map(_generate, [(s, folder) for s in seeds], chunksize=2)
         log(f"generated {n} photos in {time.time() - t0:.0f} s")
         t0 = time.perf_counter()
         with ctx.Pool(workers) as pool:
@@ -221,7 +235,8 @@ def run_benchmark(n: int, seed: int, workers: int = 2, log=print) -> dict:
         probe = []
         for i in range(5):
             p = Path(folder) / f"probe{i}.jpg"
-            p.write_bytes(make_photo(BENCH_SEED_BASE + 100_000 * seed + 90_000 + i, megapixels=12.0).jpeg)
+            if not p.exists():
+                p.write_bytes(make_photo(BENCH_SEED_BASE + 100_000 * seed + 90_000 + i, megapixels=12.0).jpeg)
             probe.append(str(p))
         one_core = _one_core_probe(probe)
     groups: dict[str, dict[str, Tally]] = defaultdict(lambda: defaultdict(Tally))

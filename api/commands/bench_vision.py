@@ -17,6 +17,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--workers", type=int, default=2, help="reader processes (default %(default)s)")
     p.add_argument("--json", action="store_true", help="print the figures as JSON instead of tables")
     p.add_argument("--out", help="also write the JSON figures to this file")
+    p.add_argument("--photo-dir", help="keep the generated photos here and reuse them on the next run")
     p.set_defaults(run=run)
 
 
@@ -25,7 +26,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.n < 1:
         raise ValueError("--n must be at least 1")
-    res = run_benchmark(args.n, args.seed, max(1, args.workers), log=lambda m: print(m, file=sys.stderr, flush=True))
+    res = run_benchmark(args.n, args.seed, max(1, args.workers), log=lambda m: print(m, file=sys.stderr, flush=True),
+                        photo_dir=args.photo_dir)
     if args.out:
         Path(args.out).write_text(json.dumps(res, indent=1) + "\n")
     print(json.dumps(res, indent=1) if args.json else format_table(res))
