@@ -111,7 +111,8 @@ def main() -> None:
     proc, base = start_server()
     try:
         health = httpx.get(f"{base}/health").json()
-        print(f"machine: {os.cpu_count()} cores; server: one uvicorn worker at {base}; health: {health}")
+        print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at start; "
+              f"server: one uvicorn worker at {base}; health: {health}")
         body = {"sheet": sheet, "cards": CARDS, "season": "spring"}
         run_load(base, lambda c, i: c.post("/v1/score-map", json=body), 20, 1)  # warm-up
         res = run_load(base, lambda c, i: c.post("/v1/score-map", json=body), args.requests, args.concurrency)
@@ -128,6 +129,7 @@ def main() -> None:
             sizes = sorted({len(p) // 1000 for p in photos})
             res = run_load(base, score, args.photo_requests, args.photo_concurrency)
             print(f"/v1/score ({len(photos)} photos, {source}, {sizes[0]}–{sizes[-1]} kB): {json.dumps(res)}")
+        print(f"load average {os.getloadavg()[0]:.1f} at the end (other work on the machine slows every figure)")
     finally:
         proc.terminate()
         proc.wait(timeout=10)
