@@ -130,8 +130,9 @@ async function uploadPhoto(file) {
     const url = URL.createObjectURL(file);
     state.photo = { url, size: result.reading.photo_size || await naturalSize(url) };
     const unsure = result.reading.low_confidence_cells?.length ?? 0;
+    const warnings = (result.reading.warnings || []).map((w) => ` Note: ${w}.`).join("");
     setStatus(`Read side ${state.sheet.side}. ${unsure ? `${unsure} cell${unsure > 1 ? "s" : ""} to check (outlined in red).`
-      : "Check the map against your sheet; tap a cell to correct it."}`, "ok");
+      : "Check the map against your sheet; tap a cell to correct it."}${warnings}`, "ok");
     renderAll();
   } catch (e) {
     setStatus(`Could not read that photo: ${e.message}`, "error");
