@@ -166,6 +166,15 @@ def test_page_fits_the_screen_is_labelled_and_stays_local(page, server):
     assert all(url.startswith(server) or url.startswith(("data:", "blob:")) for url in page.requested)
 
 
+def test_a_file_that_is_not_a_photo_is_explained(page, tmp_path):
+    notes = tmp_path / "notes.txt"
+    notes.write_text("not a photo")
+    page.set_input_files("#photo", str(notes))
+    page.wait_for_selector("#status.error")
+    assert "not an image" in page.locator("#status").inner_text()
+    assert page.locator("#map-panel").is_hidden()
+
+
 # ---- with a photo: the real reader ------------------------------------------------------------
 @pytest.fixture(scope="module")
 def sample_photo() -> Path:
