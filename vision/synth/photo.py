@@ -80,6 +80,7 @@ def sample_conditions(rng: np.random.Generator, style: str) -> dict[str, Any]:
         "noise": round(float(rng.uniform(1, 9)), 2),
         "vignetting": round(float(rng.uniform(0, 0.35)), 3),
         "sharpen": round(float(rng.uniform(0.3, 1.2) if rng.random() < 0.6 else 0.0), 3),
+        "local_tone": round(float(rng.uniform(0.2, 0.6) if rng.random() < 0.5 else 0.0), 3),
         "jpeg_quality": int(rng.integers(40, 96)),
         "second_sheet": bool(rng.random() < 0.2),
         "fingers": int(rng.choice([0, 0, 1, 2])),
@@ -180,6 +181,15 @@ def auto_exposure(img: np.ndarray, exposure: float, gains: np.ndarray) -> float:
     sample = (img[::8, ::8] * gains).mean(axis=2)
     bright = float(np.percentile(sample, 97))
     return float(np.clip(235.0 * exposure / max(bright, 1.0), 0.3, 3.0))
+
+
+def local_tone_gain(img: np.ndarray, strength: float) -> np.ndarray:
+    """The phone's local tone mapping: shadows lifted, bright parts held (a smooth gain, ~1)."""
+    h, w = img.shape[:2]
+    small = cv2.resize(img, (max(4, w // 32), max(4, h // 32)), interpolation=cv2.INTER_AREA).mean(axis=2)
+    local = cv2.GaussianBlur(small, (0, 0), max(1.0, small.shape[1] / 12)) + 1.0
+    gain = np.clip((float(np.median(local)) / local) ** strength, 0.75, 2.0).astype(np.float32)
+    return cv2.resize(gain, (w, h), interpolation=cv2.INTER_LINEAR)
 
 
 FINGER_SIDES = {  # where a finger may rest (sheet units): tip range along the inward axis, and direction
@@ -376,6 +386,8 @@ def capture(img: np.ndarray, camera: Camera, cond: dict[str, Any], rng: np.rando
     w, h = camera.width, camera.height
     gains = np.array(cond["white_balance"], np.float32)
     img *= (gains * auto_exposure(img, cond["exposure"], gains))[None, None, :]
+    if cond["local_tone"] > 0:
+        img *= local_tone_gain(img, cond["local_tone"])[:, :, None]
     if cond["glare"] > 0:
         gx, gy = camera.sheet_to_photo(rng.uniform(1, 10), rng.uniform(1, 10))
         glare = np.zeros((h // 8 + 1, w // 8 + 1), np.float32)
