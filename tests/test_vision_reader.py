@@ -124,3 +124,32 @@ def test_coin_confidence_drops_when_unsure() -> None:
     sure = count_from_probabilities(np.array([0.99] * 5 + [0.01] * 9))
     unsure = count_from_probabilities(np.array([0.99] * 4 + [0.5] + [0.01] * 9))
     assert unsure.confidence < sure.confidence
+
+
+@needs_model
+def test_cli_score_reads_then_scores(photos, tmp_path, capsys) -> None:
+    import json
+
+    from api.cli import main
+    from scoring.report import score_report
+
+    path = tmp_path / "sheet.jpg"
+    path.write_bytes(photos[PHOTO_SEEDS[2]].jpeg)
+    cards = "sentinel-wood,canal-lake,wildholds,borderlands"
+    assert main(["score", str(path), "--cards", cards, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    reading = read_photo(path)
+    assert out["reading"]["cells"] == reading.to_json()["cells"]
+    assert out["total"] == score_report(reading.sheet, cards.split(","))["total"]
+
+
+@needs_model
+def test_cli_read_writes_overlay(photos, tmp_path) -> None:
+    from api.cli import main
+
+    path = tmp_path / "sheet.jpg"
+    path.write_bytes(photos[PHOTO_SEEDS[1]].jpeg)
+    overlay = tmp_path / "overlay.png"
+    assert main(["read", str(path), "--json", "--overlay", str(overlay)]) == 0
+    picture = cv2.imread(str(overlay))
+    assert picture is not None and picture.shape == photos[PHOTO_SEEDS[1]].image.shape

@@ -189,8 +189,9 @@ class Tally:
 def _one_core_probe(paths: list[str]) -> dict:
     """Latency and peak memory of a fresh single-threaded process reading ``paths``."""
     code = ("import json,resource,sys,time,cv2;cv2.setNumThreads(1);from vision.reader import read_photo;"
-            "from vision.load import PhotoError\nts=[]\nfor p in sys.argv[1:]:\n t=time.perf_counter()\n try: read_photo(p)\n"
-            " except PhotoError: pass\n ts.append(time.perf_counter()-t)\n"
+            "from vision.load import PhotoError\nts=[]\nfor p in [sys.argv[1]]+sys.argv[1:]:\n t=time.perf_counter()\n"
+            " try: read_photo(p)\n except PhotoError: pass\n ts.append(time.perf_counter()-t)\n"
+            "ts=ts[1:]  # the first read loads the model and warms the imports\n"
             "print(json.dumps({'seconds':ts,'maxrss_kb':resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))")
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
     out = subprocess.run([sys.executable, "-c", code, *paths], capture_output=True, text=True, env=env, check=True)

@@ -38,10 +38,10 @@ class TrainConfig:
     """How the shipped model is made (recorded in models/reader.json)."""
 
     seed: int = 1
-    photos: int = 700
+    photos: int = 360
     holdout_style_family: str = "marker"
     holdout_background_family: str = "cloth"
-    max_megapixels: float = 4.0  # features are taken on the rectified sheet; bigger photos add time only
+    max_megapixels: float = 2.5  # features are taken on the rectified sheet; bigger photos add time only
     validation_share: float = 0.15
     max_iter: int = 300
     learning_rate: float = 0.08
