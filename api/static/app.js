@@ -130,7 +130,8 @@ async function uploadPhoto(file) {
     const url = URL.createObjectURL(file);
     state.photo = { url, size: result.reading.photo_size || await naturalSize(url) };
     const unsure = result.reading.low_confidence_cells?.length ?? 0;
-    const warnings = (result.reading.warnings || []).map((w) => ` Note: ${w}.`).join("");
+    const coinsUnsure = result.reading.coin_confidence < 0.8 ? " Check the coin count too." : "";
+    const warnings = coinsUnsure + (result.reading.warnings || []).map((w) => ` Note: ${w}.`).join("");
     setStatus(`Read side ${state.sheet.side}. ${unsure ? `${unsure} cell${unsure > 1 ? "s" : ""} to check (outlined in red).`
       : "Check the map against your sheet; tap a cell to correct it."}${warnings}`, "ok");
     renderAll();
