@@ -7,6 +7,10 @@ For ``--games`` simulated games (1–5 players, sides A and B, both strategies; 
 (alone), ``log`` (with the table's card log) and ``seasons`` (with the log and the three earlier
 season sheets). Any verdict other than legal is a false alarm and is printed.
 
+Every legal verdict with a log comes with a witness (one drawing per revealed card); it is replayed
+turn by turn through the game engine (``scoring.validate.replay``), so the validator is checked
+against the engine that plays the games, not against itself.
+
 Then each final sheet gets ``--mutations`` of each one-cell change — a drawn cell's terrain swapped,
 an empty cell filled, a drawn cell emptied — and is validated with the card log. The rate of
 ``illegal`` is printed, with every survivor (a change still judged legal, or cannot-tell) so it can be
@@ -30,7 +34,7 @@ from bench_simulate import game_plan  # noqa: E402
 from scoring.simulator import simulate  # noqa: E402
 from scoring.sides import cell_name  # noqa: E402
 from scoring.terrain import DRAWABLE, Terrain  # noqa: E402
-from scoring.validate import validate  # noqa: E402
+from scoring.validate import replay, validate  # noqa: E402
 
 
 def mutations(sheet, rng: random.Random, n: int):
@@ -64,6 +68,7 @@ def main(argv=None) -> int:
     rng = random.Random(2024)
     times = {"sheet": [], "log": [], "seasons": [], "mutated-log": []}
     false_alarms = []
+    replay_failures = []
     verdicts: Counter = Counter()
     named = Counter()
     survivors = []
@@ -79,6 +84,11 @@ def main(argv=None) -> int:
                     t = time.perf_counter()
                     v = validate(final, time_limit=args.time_limit, **kw)
                     times[level].append(time.perf_counter() - t)
+                    if v.status == "legal" and level != "sheet":
+                        problems = replay(final, g.card_log, v.checks[-1].details["explanation"])
+                        if problems:
+                            replay_failures.append((seed, players, p, level, problems))
+                            print(f"REPLAY FAILED seed {seed} {players}p P{p + 1} {level}: {problems}", flush=True)
                     if v.status != "legal":
                         false_alarms.append((seed, players, side, strategy, p, level, v.to_json()["reasons"]))
                         print(f"FALSE ALARM seed {seed} {players}p {side} {strategy} P{p + 1} {level}: "
@@ -90,6 +100,11 @@ def main(argv=None) -> int:
                 times["mutated-log"].append(time.perf_counter() - t)
                 status = v.checks[-1].status
                 verdicts[(kind, status)] += 1
+                if status == "legal":  # a survivor: its witness must replay under the engine's rules
+                    problems = replay(changed, g.card_log, v.checks[-1].details["explanation"])
+                    if problems:
+                        replay_failures.append((seed, players, p, kind, problems))
+                        print(f"REPLAY FAILED (survivor) seed {seed}: {problems}", flush=True)
                 if status == "illegal":
                     named[any(cell in r.cells for r in v.reasons)] += 1
                 else:
@@ -106,6 +121,7 @@ def main(argv=None) -> int:
         "games": args.games,
         "sheets": len(times["log"]),
         "false_alarms": len(false_alarms),
+        "replay_failures": len(replay_failures),
         "seconds": {k: summary(v) for k, v in times.items()},
         "mutations": {f"{k}/{s}": n for (k, s), n in sorted(verdicts.items())},
         "caught_rate": round(caught / total, 4) if total else None,
@@ -113,7 +129,8 @@ def main(argv=None) -> int:
         "survivors": survivors,
         "wall_seconds": round(time.perf_counter() - t_start, 1),
     }
-    print(f"\n{out['sheets']} final sheets, {out['false_alarms']} false alarms")
+    print(f"\n{out['sheets']} final sheets, {out['false_alarms']} false alarms, "
+          f"{out['replay_failures']} legal witnesses that the engine does not replay")
     for level, s in out["seconds"].items():
         if s["n"]:
             print(f"  {level:<12} median {s['median']:.3f} s  p95 {s['p95']:.3f} s  worst {s['max']:.3f} s  (n={s['n']})")
@@ -124,7 +141,7 @@ def main(argv=None) -> int:
             print(f"  {k:<6} {s:<12} {n}")
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=1) + "\n")
-    return 0 if not false_alarms else 1
+    return 0 if not false_alarms and not replay_failures else 1
 
 
 if __name__ == "__main__":

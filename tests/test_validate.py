@@ -12,7 +12,7 @@ from scoring.shapes import mask_of
 from scoring.sheet import Sheet
 from scoring.simulator import simulate
 from scoring.terrain import Terrain
-from scoring.validate import parse_log, validate
+from scoring.validate import parse_log, replay, validate
 
 F, V, FA, W, MO, E = Terrain.FOREST, Terrain.VILLAGE, Terrain.FARM, Terrain.WATER, Terrain.MONSTER, Terrain.EMPTY
 
@@ -57,6 +57,19 @@ def test_explanation_replays_the_sheet(game) -> None:
             assert (r, c) not in rebuilt
             rebuilt[(r, c)] = d["terrain"]
     assert rebuilt == {cell: t.value for cell, t in game.final_sheets[0].drawn_cells().items()}
+    # the witness is one drawing per revealed card that the engine itself allows, turn by turn
+    assert replay(game.final_sheets[0], game.card_log, drawings) == []
+    sheets = game.season_sheets[0]
+    v = validate(sheets[3], log=game.card_log, previous=sheets[:3])
+    assert replay(sheets[3], game.card_log, v.checks[-1].details["explanation"]) == []
+
+
+def test_replay_catches_a_wrong_witness() -> None:
+    g = simulate(2, "A", 1, "greedy")
+    v = validate(g.final_sheets[0], log=g.card_log)
+    drawings = [dict(d) for d in v.checks[1].details["explanation"]]
+    drawings[0]["terrain"] = "monster"
+    assert replay(g.final_sheets[0], g.card_log, drawings)
 
 
 def test_one_changed_cell_is_caught_and_named() -> None:
