@@ -23,7 +23,7 @@ const state = {
   selected: null,   // selected score row: a card slug or "monsters"
   picking: null,    // [r, c] of the cell whose terrain is being chosen
   photo: null,      // {url, size: [w, h]} of the uploaded photo
-  zoomed: true,     // show the map's part of the photo, not the whole photo
+  zoomed: true,     // show the map's part of the photo, upright, not the whole photo
 };
 
 const $ = (id) => document.getElementById(id);
@@ -211,14 +211,13 @@ function naturalSize(url) {
   });
 }
 
-/** The part of the photo to show: the map's cells with a margin, or the whole photo. */
-function overlayView(outlines, [w, h]) {
-  if (!state.zoomed) return [0, 0, w, h];
-  const xs = outlines.flat(2).map((p) => p[0]), ys = outlines.flat(2).map((p) => p[1]);
-  const x0 = Math.min(...xs), x1 = Math.max(...xs), y0 = Math.min(...ys), y1 = Math.max(...ys);
-  const m = 0.06 * Math.max(x1 - x0, y1 - y0);
-  const left = Math.max(0, x0 - m), top = Math.max(0, y0 - m);
-  return [left, top, Math.min(w, x1 + m) - left, Math.min(h, y1 + m) - top];
+/** The SVG transform that turns the photo so the map's grid stands upright in a 1000-unit square
+ * (an affine fit to the grid's top-left, top-right and bottom-left corners). */
+function uprightTransform([tl, tr, , bl]) {
+  const W = 1000, ux = tr[0] - tl[0], uy = tr[1] - tl[1], vx = bl[0] - tl[0], vy = bl[1] - tl[1];
+  const det = ux * vy - vx * uy;
+  const a = W * vy / det, c = -W * vx / det, b = -W * uy / det, d = W * ux / det;
+  return [a, b, c, d, -(a * tl[0] + c * tl[1]), -(b * tl[0] + d * tl[1])];
 }
 
 function renderOverlay() {
@@ -229,9 +228,14 @@ function renderOverlay() {
   svg.replaceChildren();
   if (!reading || !state.photo || !reading.cell_outlines?.length) return;
   const [w, h] = state.photo.size;
-  svg.setAttribute("viewBox", overlayView(reading.cell_outlines, [w, h]).join(" "));
-  svg.append(el("svg:image", { href: state.photo.url, x: 0, y: 0, width: w, height: h }));
-  $("zoom").textContent = state.zoomed ? "Show the whole photo" : "Zoom to the map";
+  const corners = reading.grid_corners || [];
+  const upright = state.zoomed && corners.length === 4;
+  // Upright: the map's part of the photo, turned to match the map beside it; else the whole photo.
+  svg.setAttribute("viewBox", upright ? "-60 -60 1120 1120" : `0 0 ${w} ${h}`);
+  const layer = el("svg:g", upright ? { transform: `matrix(${uprightTransform(corners).join(" ")})` } : {});
+  svg.append(layer);
+  layer.append(el("svg:image", { href: state.photo.url, x: 0, y: 0, width: w, height: h }));
+  $("zoom").textContent = state.zoomed ? "Show the whole photo" : "Close-up, map upright";
   $("zoom").setAttribute("aria-pressed", state.zoomed ? "true" : "false");
   const lit = highlighted();
   const unsure = new Set((reading.low_confidence_cells || []).map(key));
@@ -245,7 +249,7 @@ function renderOverlay() {
       onclick: () => { if (t !== "mountain" && t !== "wasteland") openPicker([r, c]); },
     });
     poly.append(el("svg:title", { text: `${cellName([r, c])}: ${t}` }));
-    svg.append(poly);
+    layer.append(poly);
   }));
 }
 
