@@ -27,6 +27,7 @@ import csv
 import hashlib
 import io
 import json
+import multiprocessing
 import os
 import time
 import zipfile
@@ -181,6 +182,9 @@ def score_file(name: str, data: bytes, options: BatchOptions) -> dict:
     }
 
 
+ScoreFn = Callable[[str, bytes, BatchOptions], dict]
+
+
 # ---- the journal: results as they come, so a killed batch resumes ------------------------------
 def journal_path(out: Path) -> Path:
     return out.with_name(out.name + JOURNAL_SUFFIX)
@@ -263,6 +267,15 @@ class BatchSummary:
         return d
 
 
+def _forkserver() -> multiprocessing.context.BaseContext:
+    """Workers forked from a clean single-threaded server, not from this process (forking a
+    process whose OpenCV/BLAS threads hold locks can hang the child); the server imports the
+    heavy modules once, so every pool after the first starts in a blink."""
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload(["api.batch", "scoring.validate", "vision"])
+    return ctx
+
+
 def make_executor(workers: int, scheduler: str | None) -> tuple[cf.Executor, Callable[[], None]]:
     """A local process pool, or a Dask cluster's ``concurrent.futures`` executor; and its closer."""
     if scheduler:
@@ -279,30 +292,30 @@ def make_executor(workers: int, scheduler: str | None) -> tuple[cf.Executor, Cal
             client.close()
 
         return executor, close
-    pool = cf.ProcessPoolExecutor(max_workers=workers, initializer=_worker_setup)
+    pool = cf.ProcessPoolExecutor(max_workers=workers, initializer=_worker_setup, mp_context=_forkserver())
     return pool, lambda: pool.shutdown(wait=True, cancel_futures=True)
 
 
 def run_pool(executor: cf.Executor, todo: list[tuple[InputFile, str]], options: BatchOptions,
-             window: int) -> Iterator[tuple[str, dict]]:
+             window: int, score: ScoreFn) -> Iterator[tuple[str, dict]]:
     """Score ``todo`` on the executor, at most ``window`` in flight; yield ``(digest, row)`` as done.
 
     Bytes are read just before a sheet is sent, so memory holds ``window`` photos, not the batch.
     """
     try:
-        yield from _run_pool(executor, todo, options, window)
+        yield from _run_pool(executor, todo, options, window, score)
     except BrokenProcessPool:
         raise BatchError("a worker process died (out of memory?); finished sheets are saved: "
                          "rerun the same command to resume") from None
 
 
 def _run_pool(executor: cf.Executor, todo: list[tuple[InputFile, str]], options: BatchOptions,
-              window: int) -> Iterator[tuple[str, dict]]:
+              window: int, score: ScoreFn) -> Iterator[tuple[str, dict]]:
     pending: dict[cf.Future, tuple[InputFile, str]] = {}
     queue = iter(todo)
     while True:
         for item, digest in queue:
-            pending[executor.submit(score_file, item.name, item.read(), options)] = (item, digest)
+            pending[executor.submit(score, item.name, item.read(), options)] = (item, digest)
             if len(pending) >= window:
                 break
         if not pending:
@@ -339,10 +352,12 @@ def load_todo(items: list[InputFile], done: dict[str, dict]) -> tuple[list[tuple
 
 def run_batch(source: str | Path, out: str | Path, options: BatchOptions, *, workers: int = 2,
               scheduler: str | None = None, progress: bool = True, fresh: bool = False,
-              on_row: Callable[[dict, int, int], None] | None = None) -> BatchSummary:
+              on_row: Callable[[dict, int, int], None] | None = None, score: ScoreFn | None = None) -> BatchSummary:
     """Score every sheet of ``source`` into ``out`` (``.csv`` or ``.json``), resuming from the journal.
 
-    ``on_row(row, done, total)`` is called after each sheet is safely in the journal.
+    ``on_row(row, done, total)`` is called after each sheet is safely in the journal. ``score`` is
+    the per-sheet function (default :func:`score_file`); it must be importable by name, as the
+    workers are other processes.
     """
     out = Path(out)
     fmt = output_format(out)
@@ -365,7 +380,7 @@ def run_batch(source: str | Path, out: str | Path, options: BatchOptions, *, wor
         if todo:
             executor, close = make_executor(workers, scheduler)
             try:
-                for digest, row in run_pool(executor, todo, options, window=2 * max(workers, 1) + 2):
+                for digest, row in run_pool(executor, todo, options, 2 * workers + 2, score or score_file):
                     journal.add(digest, row)
                     rows.append(row)
                     bar.update(1)

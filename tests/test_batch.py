@@ -222,15 +222,11 @@ def _dies_on_one_sheet(name, data, options):
     return score_file(name, data, options)
 
 
-def test_a_dead_worker_stops_the_batch_and_a_rerun_resumes(sheets_dir: Path, tmp_path: Path, monkeypatch):
-    import api.batch
-
+def test_a_dead_worker_stops_the_batch_and_a_rerun_resumes(sheets_dir: Path, tmp_path: Path):
     clean = run_batch(sheets_dir, tmp_path / "clean.json", options(), workers=1, progress=False)
     out = tmp_path / "r.json"
-    monkeypatch.setattr(api.batch, "score_file", _dies_on_one_sheet)  # the forked workers inherit it
     with pytest.raises(BatchError, match="rerun the same command"):
-        run_batch(sheets_dir, out, options(), workers=1, progress=False)
-    monkeypatch.undo()
+        run_batch(sheets_dir, out, options(), workers=1, progress=False, score=_dies_on_one_sheet)
     finished = len(read_journal(journal_path(out), options()))
     resumed = run_batch(sheets_dir, out, options(), workers=1, progress=False)
     assert resumed.resumed == finished and resumed.scored == 13 - finished
