@@ -161,7 +161,6 @@ def parse_log(data: Any) -> CardLog:
     if not isinstance(seasons, list) or not 1 <= len(seasons) <= 4:
         got = f"{len(seasons)} seasons" if isinstance(seasons, list) else type(seasons).__name__
         raise ValueError(f"log.seasons: must be a list of 1 to 4 seasons, got {got}")
-    out: list[tuple[str, ...]] = []
     ambushes_seen: set[str] = set()
     for s, entry in enumerate(seasons):
         where = f"log.seasons[{s}]"
@@ -212,9 +211,8 @@ def parse_log(data: Any) -> CardLog:
                              "but a later season follows")
         if ruins_waiting and total >= spec.time:
             raise ValueError(f"{where}: ends on a ruins card with no explore card after it")
-    unknown = set(data) - {"players", "side", "seasons"}
-    del unknown  # extra fields (a game record's own notes) are ignored
-    return CardLog(players, tuple(out_season for out_season in _as_tuples(seasons)), side)
+    # other fields (a game record's own notes) are ignored
+    return CardLog(players, tuple(_as_tuples(seasons)), side)
 
 
 def _as_tuples(seasons: list) -> list[tuple[str, ...]]:
@@ -354,7 +352,7 @@ def _check_sheet_level(sheets: list[Sheet], seasons_of: list[tuple[int, int]], d
 
     solve = _Solve(last)
     m = solve.m
-    explore_total, time_total, coin_total, ambush_shapes = [], [], [], {a.slug: [] for a in AMBUSH_CARDS}
+    coin_total, ambush_shapes = [], {a.slug: [] for a in AMBUSH_CARDS}
     ambush_by_bucket: list[list] = []
     per_bucket_info = []
     for k, f in enumerate(facts):
@@ -526,7 +524,6 @@ class _LogModel:
         m, last = self.m, self.last
         self._pending_blocks: list = []
         solo = self.log.players == 1
-        empty_final = last.empty
         for e in self.events:
             allowed = self.solve.allowed_mask(e.season)
             by_t = {t: last.by_terrain[t] & allowed for t in Terrain}
@@ -576,7 +573,6 @@ class _LogModel:
                         v = self._draw(e, BITS[i], {"kind": kind, "shape": None, "terrain": last.terrain_at(i)})
                         m.AddImplication(v, lit)
             self._maybe_skip(e)
-        del empty_final
         # every drawn cell exactly once; every event exactly one drawing
         for i, vs in self.solve.cover.items():
             if self.slack:
@@ -754,8 +750,6 @@ class _AggModel:
             groups.setdefault((e.card, e.season if (self.windows or e.card in AMBUSH) else None), []).append(e)
         for (slug, season), evs in groups.items():
             allowed = self.solve.allowed_mask(season) if self.windows else last.drawn
-            if self.slack:
-                allowed_any = FULL_MASK & ~last.printed
             n = len(evs)
             info = {"card": slug, "season": season, "turns": [e.index for e in evs]}
             if slug in AMBUSH:
