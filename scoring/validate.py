@@ -350,62 +350,78 @@ def _check_sheet_level(sheets: list[Sheet], seasons_of: list[tuple[int, int]], d
     if reasons:
         return Check(level, "illegal", reasons, time.perf_counter() - t0)
 
-    solve = _Solve(last)
-    m = solve.m
-    coin_total, ambush_shapes = [], {a.slug: [] for a in AMBUSH_CARDS}
-    ambush_by_bucket: list[list] = []
-    per_bucket_info = []
-    for k, f in enumerate(facts):
-        lo, hi = seasons_of[k]
-        n_seasons = hi - lo + 1
-        new = f.drawn & ~(facts[k - 1].drawn if k else 0)
-        by_t = {t: f.by_terrain[t] & new for t in Terrain}
-        explore_vars, time_terms, coin_vars, ambush_vars = [], [], [], []
-        for card in EXPLORE_CARDS:
-            if card.is_ruins or card.kind == "rift":
-                continue
-            card_vars = []
-            for idx, opt in enumerate(card.options):
-                for mask, t in _shape_masks(opt.placements, by_t, card.terrains):
-                    v = solve.new_drawing(mask, {"bucket": k, "card": card.slug, "shape": opt.text,
-                                                 "terrain": t})
-                    card_vars.append(v)
-                    time_terms.append(card.time * v)
-                    if opt.coin:
-                        coin_vars.append(v)
-            if card_vars:
-                m.Add(sum(card_vars) <= n_seasons)
-                explore_vars += card_vars
-        for a in AMBUSH_CARDS:
-            for mask, t in _shape_masks(a.placements, by_t, (Terrain.MONSTER,)):
-                v = solve.new_drawing(mask, {"bucket": k, "card": a.slug, "shape": a.shape_text, "terrain": t})
-                ambush_shapes[a.slug].append(v)
-                ambush_vars.append(v)
-        for i in indices_of(new):
-            t = f.terrain_at(i)
-            v = solve.new_drawing(BITS[i], {"bucket": k, "card": "1x1", "shape": "X", "terrain": t})
-            explore_vars.append(v)  # Rift Lands or a fallback
-            if t is Terrain.MONSTER:
-                w = solve.new_drawing(BITS[i], {"bucket": k, "card": "ambush 1x1", "shape": "X", "terrain": t})
-                ambush_vars.append(w)
-        m.Add(sum(explore_vars) <= sum(MAX_EXPLORE_TURNS[lo:hi + 1]))
-        m.Add(sum(time_terms) <= sum(MAX_SEASON_TIME[lo:hi + 1]))
-        coin_total.append((coin_vars, coins_needed[k]))
-        ambush_by_bucket.append(ambush_vars)
-        per_bucket_info.append((lo, hi))
-    for vs in ambush_shapes.values():
-        if vs:
-            m.Add(sum(vs) <= 1)
-    run: list = []
-    for k, vs in enumerate(ambush_by_bucket):
-        run += vs
-        if run:
-            m.Add(sum(run) <= min(len(AMBUSH_CARDS), per_bucket_info[k][1] + 1))
-    # exact cover, and the coins, as hard constraints first
-    for i, vs in solve.cover.items():
-        m.AddExactlyOne(vs)
-    for coin_vars, need in coin_total:
-        m.Add(sum(coin_vars) == need)
+    def build(slack: bool):
+        solve = _Solve(last)
+        m = solve.m
+        coin_total, ambush_shapes = [], {a.slug: [] for a in AMBUSH_CARDS}
+        ambush_by_bucket: list[list] = []
+        per_bucket_info = []
+        for k, f in enumerate(facts):
+            lo, hi = seasons_of[k]
+            n_seasons = hi - lo + 1
+            new = f.drawn & ~(facts[k - 1].drawn if k else 0)
+            by_t = {t: f.by_terrain[t] & new for t in Terrain}
+            explore_vars, time_terms, coin_vars, ambush_vars = [], [], [], []
+            for card in EXPLORE_CARDS:
+                if card.is_ruins or card.kind == "rift":
+                    continue
+                card_vars = []
+                for idx, opt in enumerate(card.options):
+                    for mask, t in _shape_masks(opt.placements, by_t, card.terrains):
+                        v = solve.new_drawing(mask, {"bucket": k, "card": card.slug, "shape": opt.text,
+                                                     "terrain": t})
+                        card_vars.append(v)
+                        time_terms.append(card.time * v)
+                        if opt.coin:
+                            coin_vars.append(v)
+                if card_vars:
+                    m.Add(sum(card_vars) <= n_seasons)
+                    explore_vars += card_vars
+            for a in AMBUSH_CARDS:
+                for mask, t in _shape_masks(a.placements, by_t, (Terrain.MONSTER,)):
+                    v = solve.new_drawing(mask, {"bucket": k, "card": a.slug, "shape": a.shape_text, "terrain": t})
+                    ambush_shapes[a.slug].append(v)
+                    ambush_vars.append(v)
+            for i in indices_of(new):
+                t = f.terrain_at(i)
+                v = solve.new_drawing(BITS[i], {"bucket": k, "card": "1x1", "shape": "X", "terrain": t})
+                explore_vars.append(v)  # Rift Lands or a fallback
+                if t is Terrain.MONSTER:
+                    w = solve.new_drawing(BITS[i], {"bucket": k, "card": "ambush 1x1", "shape": "X", "terrain": t})
+                    ambush_vars.append(w)
+            m.Add(sum(explore_vars) <= sum(MAX_EXPLORE_TURNS[lo:hi + 1]))
+            m.Add(sum(time_terms) <= sum(MAX_SEASON_TIME[lo:hi + 1]))
+            coin_total.append((coin_vars, coins_needed[k]))
+            ambush_by_bucket.append(ambush_vars)
+            per_bucket_info.append((lo, hi))
+        for vs in ambush_shapes.values():
+            if vs:
+                m.Add(sum(vs) <= 1)
+        run: list = []
+        for k, vs in enumerate(ambush_by_bucket):
+            run += vs
+            if run:
+                m.Add(sum(run) <= min(len(AMBUSH_CARDS), per_bucket_info[k][1] + 1))
+        slacks = []
+        for i, vs in solve.cover.items():
+            if slack:
+                u = m.NewBoolVar(f"u{i}")
+                slacks.append((u, ("cell", i)))
+                m.Add(sum(vs) + u == 1)
+            else:
+                m.AddExactlyOne(vs)
+        for k, (coin_vars, need) in enumerate(coin_total):
+            if slack:
+                plus, minus = m.NewIntVar(0, 40, f"cp{k}"), m.NewIntVar(0, 40, f"cm{k}")
+                slacks += [(plus, ("coins+", k)), (minus, ("coins-", k))]
+                m.Add(sum(coin_vars) + plus - minus == need)
+            else:
+                m.Add(sum(coin_vars) == need)
+        if slack:
+            m.Minimize(sum(v for v, _ in slacks))
+        return solve, slacks
+
+    solve, _ = build(False)
     solver, status = solve.solve(deadline - time.perf_counter())
     details = {"drawings": len(solve.vars)}
     if status in (solve.cp.OPTIMAL, solve.cp.FEASIBLE):
@@ -414,8 +430,24 @@ def _check_sheet_level(sheets: list[Sheet], seasons_of: list[tuple[int, int]], d
         return Check(level, "cannot-tell", [Reason("the search ran past its time limit")],
                      time.perf_counter() - t0, details)
     reasons = [Reason("the drawn cells cannot be split into the game's shapes in their terrains within four "
-                      "seasons' turns" + (" and coins" if any(n for _, n in coin_total) else ""), [])]
-    # the usual culprit is a coin count no set of coin shapes can explain: say so with the mountains
+                      "seasons' turns and coins" if level == "sheet" else
+                      "the new cells of each season cannot be split into the game's shapes within that season's "
+                      "turns and coins", [])]
+    # name what cannot be explained: the fewest cells left out (and coin differences)
+    solve, slacks = build(True)
+    solver, status = solve.solve(min(1.0, deadline - time.perf_counter()))
+    if status in (solve.cp.OPTIMAL, solve.cp.FEASIBLE):
+        cells = sorted(divmod(what[1], SIZE) for v, what in slacks if what[0] == "cell" and solver.Value(v))
+        if cells:
+            reasons.append(Reason(f"{', '.join(cell_name(c) for c in cells)}: drawn, but left over once the rest is "
+                                  "split into the game's shapes within the turns", cells))
+        for v, what in slacks:
+            if what[0].startswith("coins") and solver.Value(v):
+                f = facts[what[1]]
+                reasons.append(Reason(f"{f.sheet.coins} coins{_season_note(seasons_of[what[1]], level)}: "
+                                      f"{solver.Value(v)} {'more' if what[0] == 'coins+' else 'fewer'} than the coin "
+                                      f"shapes that fit and {len(f.surrounded)} surrounded mountain(s) explain",
+                                      list(f.surrounded)))
     return Check(level, "illegal", reasons, time.perf_counter() - t0, details)
 
 
@@ -975,7 +1007,7 @@ def _explain_illegal(sheets, sheet_seasons, log, deadline, cap: float = 1.0) -> 
                                   "sheet", []))
         if isinstance(what, tuple) and what[0] in ("coins+", "coins-") and solver.Value(v):
             _, f, s = what
-            more = what[0] == "coins-"
+            more = what[0] == "coins+"  # the sheet shows more coins than the drawings explain
             reasons.append(Reason(
                 f"coins at the end of {SEASONS[s].name}: the sheet shows {f.sheet.coins}, {solver.Value(v)} "
                 f"{'more' if more else 'fewer'} than its coin shapes and {len(f.surrounded)} surrounded "

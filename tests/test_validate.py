@@ -236,3 +236,22 @@ def test_cli(tmp_path, capsys) -> None:
     (tmp_path / "broken.json").write_text('{"players": 2}')
     assert main(["validate", str(bad), "--log", str(tmp_path / "broken.json")]) == 2
     assert "log.seasons" in capsys.readouterr().err
+
+
+def test_reasons_name_leftover_cells_and_coin_direction() -> None:
+    ring = {(0, 3): V, (2, 3): V, (1, 2): V, (1, 4): V}
+    v = validate(draw("A", ring, coins=3))
+    assert v.status == "illegal"
+    assert any("more" in r.message and (1, 3) in r.cells for r in v.reasons)
+    log = {"players": 2, "seasons": [["hamlet"]]}
+    v = validate(draw("A", {(3, 5): V, (4, 5): V, (4, 6): V}, coins=2), log=log)
+    assert v.status == "illegal"
+    assert any("coins" in r.message and "more" in r.message for r in v.reasons), v.to_json()
+
+
+def test_sheet_level_names_left_over_cells() -> None:
+    cells = {(r, c): F for r in range(0, 11, 2) for c in range(0, 11, 2)}
+    cells.update({(r, c): F for r in range(1, 11, 4) for c in range(1, 11, 4)})
+    blank = Sheet.blank("B")
+    v = validate(draw("B", {k: t for k, t in cells.items() if blank.terrain(k) is E}))
+    assert v.status == "illegal" and any(len(r.cells) >= 5 for r in v.reasons)
