@@ -11,12 +11,14 @@ redoing finished sheets.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
 import threading
 import time
 import uuid
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -170,6 +172,17 @@ def safe_name(name: str | None, used: set[str]) -> str:
     return out
 
 
+def count_sheets(files: list[tuple[str, bytes]]) -> int:
+    """How many sheets an upload holds: the files of one zip (never unpacked here), else the uploads."""
+    if len(files) == 1 and files[0][1].startswith(ZIP_MAGIC):
+        try:
+            with zipfile.ZipFile(io.BytesIO(files[0][1])) as z:
+                return sum(not i.is_dir() for i in z.infolist())
+        except (zipfile.BadZipFile, ValueError):
+            raise ApiError("bad-batch", "the zip cannot be opened (damaged or not a zip)", "photos") from None
+    return len(files)
+
+
 def jobs_of(request: Request) -> BatchJobs:
     """The app's batch jobs, set up on first use; unfinished jobs (the service stopped) then resume."""
     state = request.app.state
@@ -206,6 +219,9 @@ async def start(request: Request,
     files = [(n, d) for n, d in files if d]
     if not files:
         raise ApiError("bad-batch", "the request holds no non-empty files", "photos")
+    limit, count = getattr(getattr(request.app.state, "settings", None), "max_batch_files", None), count_sheets(files)
+    if limit and count > limit:
+        raise ApiError("bad-batch", f"the batch holds {count:,} files; the limit is {limit:,}", "photos")
     options = BatchOptions(tuple(slugs), season or None, side or None)
     job_id = jobs_of(request).create(files, options)
     return {"id": job_id, "status": "queued", "total": len(files), "url": f"/v1/batch/{job_id}"}

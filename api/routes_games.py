@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import threading
 from functools import partial
-from typing import Any
+from typing import Annotated, Any
 
 import anyio
 from fastapi import APIRouter, FastAPI, File, Form, Request, UploadFile
@@ -44,10 +44,12 @@ router = APIRouter(prefix="/v1/games", tags=["games"])
 
 
 class GameRequest(BaseModel):
-    players: list[str] = Field(description="player names in seating order, clockwise", examples=[["Ana", "Ben", "Caz", "Dee"]])
+    players: list[Annotated[str, Field(max_length=100)]] = Field(  # the database's column sizes
+        description="player names in seating order, clockwise", examples=[["Ana", "Ben", "Caz", "Dee"]],
+        max_length=games.MAX_PLAYERS)
     side: str = Field(description="'A' or 'B'")
     cards: list[str] | str = Field(description="the four scoring cards under edicts A–D (slugs, list or comma-separated)")
-    name: str = Field("", description="a label, e.g. 'Round 2, table 5'")
+    name: str = Field("", max_length=200, description="a label, e.g. 'Round 2, table 5'")
     revealed: dict[str, list[str]] = Field(default_factory=dict,
                                            description="season → explore/ambush card slugs revealed, in order (optional)")
 
@@ -164,7 +166,9 @@ async def upload(game_id: str, player: str, season: str, request: Request,
 
         data = await photo.read()
         check_photo(data, request.app.state.settings)
-        parsed, reading = await anyio.to_thread.run_sync(read_upload_photo, data, game["side"])
+        off_loop = getattr(request.app.state, "off_loop", None)  # the service's time limit and CPU threads
+        parsed, reading = await (off_loop(read_upload_photo, data, game["side"]) if off_loop else
+                                 anyio.to_thread.run_sync(read_upload_photo, data, game["side"]))
         source = "photo"
     else:
         parsed, source = sheet_from_form(sheet), "sheet"

@@ -253,6 +253,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         except TimeoutError:
             raise ApiError("timeout", f"the work took longer than the {settings.time_limit:g} s limit") from None
 
+    app.state.off_loop = off_loop  # game uploads (api/routes_games.py) read photos under the same limits
+
     async def read_upload(photo: UploadFile) -> bytes:
         data = await photo.read()
         check_photo(data, settings)

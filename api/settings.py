@@ -22,9 +22,10 @@ class Settings:
     validate_time_limit: float = 5.0  # the legality search's own budget (then "cannot-tell")
     cpu_threads: int = 2  # photos / scores worked on at once, off the event loop
     cors_origins: tuple[str, ...] = field(default=())  # closed unless origins are named
+    max_batch_files: int = 1000  # photos (or zip members) in one batch; more → 422 "bad-batch"
 
     def __post_init__(self) -> None:
-        for name in ("max_upload_bytes", "max_pixels", "cpu_threads"):
+        for name in ("max_upload_bytes", "max_pixels", "cpu_threads", "max_batch_files"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
         for name in ("time_limit", "validate_time_limit"):
@@ -44,6 +45,7 @@ ENV_VARS: dict[str, tuple[str, type]] = {
     "CARTOGRAPHERS_VALIDATE_TIME_LIMIT": ("validate_time_limit", float),
     "CARTOGRAPHERS_CPU_THREADS": ("cpu_threads", int),
     "CARTOGRAPHERS_CORS_ORIGINS": ("cors_origins", str),
+    "CARTOGRAPHERS_MAX_BATCH_FILES": ("max_batch_files", int),
 }
 
 
