@@ -1185,6 +1185,14 @@ def validate(sheet: Sheet, *, log: dict | CardLog | None = None,
             spans[-1] = (seasons[-2] + 1 if len(seasons) > 1 else 0, seasons[-1])
             checks.append(_check_sheet_level(sheets, spans, deadline, "seasons"))
 
+    # a legal witness at a stricter level is a legal game, so it settles a level that ran out of time
+    for k, c in enumerate(checks):
+        if c.status == "cannot-tell":
+            stronger = next((d for d in checks[k + 1:] if d.status == "legal"), None)
+            if stronger is not None:
+                c.status = "legal"
+                c.reasons = []
+                c.details["implied_by"] = stronger.level
     statuses = [c.status for c in checks]
     status = "illegal" if "illegal" in statuses else "cannot-tell" if "cannot-tell" in statuses else "legal"
     reasons = [r for c in checks if c.status == status for r in c.reasons] if status != "legal" else []
