@@ -42,6 +42,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
+from ortools.sat.python import cp_model  # at import: loading it (~0.5 s) must not eat a check's time
+
 from scoring.board import NEIGHBOURS
 from scoring.decks import AMBUSH, AMBUSH_CARDS, ANY_TERRAIN, EXPLORE, EXPLORE_CARDS, get_deck_card
 from scoring.engine import solo_sweep
@@ -278,8 +280,6 @@ class _Solve:
     """A CP-SAT model of drawings, with the helpers every level shares."""
 
     def __init__(self, facts: SheetFacts, windows: dict[int, tuple[int, int]] | None = None):
-        from ortools.sat.python import cp_model  # imported here: the rest of scoring does not need it
-
         self.cp = cp_model
         self.m = cp_model.CpModel()
         self.facts = facts
