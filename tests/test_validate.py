@@ -255,3 +255,26 @@ def test_sheet_level_names_left_over_cells() -> None:
     blank = Sheet.blank("B")
     v = validate(draw("B", {k: t for k, t in cells.items() if blank.terrain(k) is E}))
     assert v.status == "illegal" and any(len(r.cells) >= 5 for r in v.reasons)
+
+
+def test_ruins_fallback_depends_on_the_order_of_turns() -> None:
+    """After a ruins card, the 1×1 of any terrain is allowed only if every ruin was already filled."""
+    cells = {
+        (1, 5): V, (2, 5): V, (2, 6): V,  # hamlet, coin shape, on the ruin B6
+        (2, 1): FA, (3, 1): FA,  # farmland, coin shape, on C2
+        (2, 9): W, (3, 9): W, (4, 9): W,  # great river, coin shape, on C10
+        (7, 0): F, (8, 0): F, (8, 1): F, (9, 1): F,  # forgotten forest, on I2
+        (9, 5): F,  # rift lands, on J6
+        (7, 9): V, (8, 9): V, (8, 10): V, (9, 9): V,  # homestead, on I10
+        (5, 0): MO,  # the orchard's ruins fallback: a 1×1 of any terrain
+    }
+    sheet = draw("A", cells, coins=3)
+    first = ["hamlet", "farmland", "great-river", "forgotten-forest", "rift-lands"]
+    ruins_last = {"players": 3, "seasons": [first + ["homestead", "temple-ruins", "orchard"]]}
+    ruins_early = {"players": 3, "seasons": [first + ["temple-ruins", "orchard", "homestead"]]}
+    v = validate(sheet, log=ruins_last)
+    assert v.status == "legal", v.to_json()
+    assert replay(sheet, ruins_last, v.checks[1].details["explanation"]) == []
+    assert v.checks[1].details["stage"] == "per-turn"
+    v = validate(sheet, log=ruins_early)  # I10 was still an open ruin when the orchard came
+    assert v.status == "illegal" and v.checks[0].status == "legal"
