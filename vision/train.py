@@ -11,7 +11,6 @@ calibrate the low-confidence threshold and to report validation figures.
 
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import asdict, dataclass
 from multiprocessing import get_context
@@ -20,7 +19,7 @@ import numpy as np
 
 from scoring.sheet import Sheet
 from scoring.terrain import Terrain
-from vision.classify import CELL_CLASSES, ReaderModel, save_model
+from vision.classify import CELL_CLASSES, ReaderModel, save_model, single_thread
 from vision.coins import coin_track_features
 from vision.features import CELL_FEATURE_NAMES, cell_features
 from vision.grid import PX
@@ -152,8 +151,9 @@ def train(cfg: TrainConfig, log=print) -> ReaderModel:
     stack = lambda rs, key: np.concatenate([r[key] for r in rs])  # noqa: E731
     log(f"fitting on {len(fit_set)} photos ({sum(len(r['y']) for r in fit_set)} cells); "
         f"{n_val} for validation; skipped {skipped}")
-    cells = _fit(stack(fit_set, "X"), stack(fit_set, "y"), cfg)
-    coins = _fit(stack(fit_set, "Xc"), stack(fit_set, "yc"), cfg)
+    with single_thread():  # OpenMP barriers crawl on a shared, oversubscribed machine
+        cells = _fit(stack(fit_set, "X"), stack(fit_set, "y"), cfg)
+        coins = _fit(stack(fit_set, "Xc"), stack(fit_set, "yc"), cfg)
     model = ReaderModel(cells=cells, coins=coins)
     proba = model.cell_probabilities(stack(val, "X"))
     y_val = stack(val, "y")
@@ -182,7 +182,6 @@ def train(cfg: TrainConfig, log=print) -> ReaderModel:
 
 def train_and_save(cfg: TrainConfig, log=print) -> ReaderModel:
     """Train and write models/reader.skops + models/reader.json."""
-    os.environ.setdefault("OMP_NUM_THREADS", str(cfg.workers))
     model = train(cfg, log)
     save_model(model)
     return model
