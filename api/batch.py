@@ -29,6 +29,7 @@ import io
 import json
 import multiprocessing
 import os
+import re
 import time
 import zipfile
 from concurrent.futures.process import BrokenProcessPool
@@ -92,11 +93,19 @@ class InputFile:
         """The file's bytes (from the zip when it is a member)."""
         if self.member is None:
             return self.path.read_bytes()
+        if unsafe_member(self.member):
+            raise BatchError(f"{self.member!r} names a place outside the batch (absolute or with '..'); refused")
         with zipfile.ZipFile(self.path) as z:
             info = z.getinfo(self.member)
             if info.file_size > MAX_FILE_BYTES:
                 raise BatchError(f"{self.member} is {info.file_size:,} bytes unpacked; the limit is {MAX_FILE_BYTES:,}")
             return z.read(self.member)
+
+
+def unsafe_member(name: str) -> bool:
+    """A zip member name that would escape a folder if extracted: absolute, a drive, or a ``..`` part."""
+    parts = re.split(r"[\\/]", name)
+    return name.startswith(("/", "\\")) or ".." in parts or bool(re.match(r"^[A-Za-z]:", name))
 
 
 def list_inputs(source: str | Path, exclude: tuple[Path, ...] = ()) -> list[InputFile]:
@@ -112,8 +121,8 @@ def list_inputs(source: str | Path, exclude: tuple[Path, ...] = ()) -> list[Inpu
         items = [InputFile(str(p.relative_to(src)), p) for p in files]
     elif zipfile.is_zipfile(src):
         with zipfile.ZipFile(src) as z:
-            items = [InputFile(i.filename, src, i.filename) for i in z.infolist()
-                     if not i.is_dir() and not hidden(i.filename)]
+            items = [InputFile(i.filename, src, i.filename) for i in z.infolist()  # unsafe names: error rows
+                     if not i.is_dir() and (unsafe_member(i.filename) or not hidden(i.filename))]
     else:
         raise BatchError(f"{src} is neither a folder nor a zip file")
     return sorted(items, key=lambda i: i.name)
