@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import platform
+import zipfile
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -101,7 +102,7 @@ def save_model(model: ReaderModel, model_file: Path = MODEL_FILE, meta_file: Pat
     """Write the model (skops) and its metadata (JSON); refuse types outside TRUSTED_TYPES."""
     import skops.io as sio
 
-    data = sio.dumps({"cells": model.cells, "coins": model.coins})
+    data = sio.dumps({"cells": model.cells, "coins": model.coins}, compression=zipfile.ZIP_DEFLATED, compresslevel=9)
     untrusted = set(sio.get_untrusted_types(data=data)) - set(TRUSTED_TYPES)
     if untrusted:
         raise RuntimeError(f"model contains types not in TRUSTED_TYPES: {sorted(untrusted)}")
