@@ -15,6 +15,9 @@ LABEL_COLOURS = {
 }
 
 
+FLAGGED_COLOUR = (0, 120, 255)  # orange (BGR): a low-confidence cell the user should check
+
+
 def confidence_colour(p: float) -> tuple[int, int, int]:
     """Green when sure, through yellow, to red when unsure (BGR)."""
     t = float(np.clip((p - 0.5) / 0.5, 0, 1))
@@ -22,7 +25,8 @@ def confidence_colour(p: float) -> tuple[int, int, int]:
 
 
 def draw_overlay(reading, photo_bgr: np.ndarray) -> np.ndarray:
-    """A copy of the photo with the grid, labels (compact text letters) and confidences drawn on it.
+    """A copy of the photo with the grid, labels (compact text letters) and confidences drawn on it;
+    low-confidence cells get a thick orange outline.
 
     ``photo_bgr`` may be the photo at any scale; the reading's coordinates are rescaled to it.
     """
@@ -41,9 +45,10 @@ def draw_overlay(reading, photo_bgr: np.ndarray) -> np.ndarray:
         for c in range(len(outlines[r])):
             quad = outlines[r, c]
             p = reading.cell_confidence[r][c]
-            colour = confidence_colour(p)
+            flagged = (r, c) in low
+            colour = FLAGGED_COLOUR if flagged else confidence_colour(p)
             cv2.polylines(out, [np.round(quad).astype(np.int32).reshape(-1, 1, 2)], True, colour,
-                          thick * (3 if (r, c) in low else 1), cv2.LINE_AA)
+                          thick * (3 if flagged else 1), cv2.LINE_AA)
             terrain = reading.sheet.cells[r][c]
             centre = quad.mean(axis=0)
             size = cell_px / 60

@@ -196,7 +196,7 @@ def _warnings(loaded: LoadedPhoto, upright: GridFit, cells: np.ndarray, orientat
     if orientation.shift_margin <= 0:
         out.append("the grid may be shifted by a cell: every cell is flagged; retake the photo")
     if low:
-        out.append(f"{len(low)} cell(s) read with confidence below {threshold:.2f}: check them")
+        out.append(f"{len(low)} cell(s) read with confidence below {threshold:.3f}: check them")
     if coins.confidence < 0.8:
         out.append(f"coin count {coins.count} is uncertain ({coins.confidence:.0%})")
     return out
