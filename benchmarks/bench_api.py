@@ -87,6 +87,34 @@ def run_load(base: str, make_request, total: int, concurrency: int) -> dict:
             "max_ms": round(1000 * lat[-1], 1), "concurrency": concurrency}
 
 
+class HealthProbe:
+    """Asks ``/health`` every 50 ms from a thread until stopped, timing each answer."""
+
+    def __init__(self, base: str):
+        self.latencies: list[float] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, args=(base,))
+        self._thread.start()
+
+    def _run(self, base: str) -> None:
+        with httpx.Client(base_url=base, timeout=30) as client:
+            while not self._stop.wait(0.05):
+                t0 = time.perf_counter()
+                client.get("/health")
+                self.latencies.append(time.perf_counter() - t0)
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def summary(self) -> str:
+        lat = sorted(self.latencies)
+        if not lat:
+            return "no answers"
+        return (f"{len(lat)} requests, p50 {1000 * statistics.median(lat):.1f} ms, "
+                f"p95 {1000 * lat[min(len(lat) - 1, int(0.95 * len(lat)))]:.1f} ms")
+
+
 def sample_photos(n: int, megapixels: float) -> tuple[list[bytes], str]:
     """Photos from ``samples/`` if it has any, else ``n`` synthetic phone photos (fixed seeds)."""
     files = sorted(p for ext in ("jpg", "jpeg", "png") for p in (ROOT / "samples").glob(f"*.{ext}"))
@@ -127,8 +155,11 @@ def main() -> None:
                               data={"cards": ",".join(CARDS), "season": "spring"})
             run_load(base, score, min(4, len(photos)), 1)  # warm-up: model load
             sizes = sorted({len(p) // 1000 for p in photos})
+            probe = HealthProbe(base)  # is the event loop still answering while photos are read?
             res = run_load(base, score, args.photo_requests, args.photo_concurrency)
+            probe.stop()
             print(f"/v1/score ({len(photos)} photos, {source}, {sizes[0]}–{sizes[-1]} kB): {json.dumps(res)}")
+            print(f"GET /health during that load: {probe.summary()}")
         print(f"load average {os.getloadavg()[0]:.1f} at the end (other work on the machine slows every figure)")
     finally:
         proc.terminate()
