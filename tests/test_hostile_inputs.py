@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import struct
 import sys
 import zipfile
@@ -330,3 +331,18 @@ def test_cli_unknown_card_exits_nonzero_with_one_line(tmp_path, capsys):
     status = cli_main(["score-map", str(path), "--cards", "sentinel-wood,dragons-lair,wildholds,borderlands"])
     err = capsys.readouterr().err
     assert status != 0 and len(err.strip().splitlines()) == 1 and "dragons-lair" in err, err
+
+
+def test_batch_uploads_are_stored_under_names_of_our_making(client):
+    """Several files with hostile names: stored as sanitised names inside the job folder only."""
+    batch_root = client.app.state.batch_config[0]
+    names = ["../../up.json", "/etc/abs.json", "..", "ünï cødé.json"]
+    files = [("photos", (n, SHEET_BYTES, "application/json")) for n in names]
+    r = client.post("/v1/batch", files=files, data={"cards": ",".join(FOUR)})
+    assert r.status_code == 202, r.json()
+    job = wait_for_job(client, r.json()["id"])
+    assert job["status"] == "done" and job["done"] == len(names), job
+    stored = sorted(p.name for p in (batch_root / r.json()["id"] / "inputs").iterdir())
+    assert len(stored) == len(names)
+    assert all(re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9._-]*", n) and ".." not in n for n in stored), stored
+    assert not any(p.exists() for p in (batch_root.parent / "up.json", batch_root / "up.json", Path("/etc/abs.json")))
