@@ -30,6 +30,7 @@ ERRORS: dict[str, ErrorKind] = {
     "too-many-pixels": ErrorKind(413, "the photo has more pixels than the service accepts"),
     "not-an-image": ErrorKind(415, "the upload is not an image (checked from its bytes, not its name)"),
     "heic-unsupported": ErrorKind(415, "HEIC/HEIF photos need the reader's optional HEIC extra; send a JPEG"),
+    "unsupported-media-type": ErrorKind(415, "the body's Content-Type is not JSON on a route that takes JSON"),
     "invalid-request": ErrorKind(422, "a field is missing or has the wrong type"),
     "bad-sheet": ErrorKind(422, "the sheet JSON is not a possible sheet (field names the place)"),
     "bad-cards": ErrorKind(422, "unknown, repeated or too few scoring cards"),
@@ -98,10 +99,14 @@ async def on_api_error(_: Request, exc: ApiError) -> JSONResponse:
     return error_response(exc.code, exc.message, exc.field)
 
 
-async def on_validation_error(_: Request, exc: RequestValidationError) -> JSONResponse:
+async def on_validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
     first = exc.errors()[0] if exc.errors() else {}
     if first.get("type") == "json_invalid":
         return error_response("bad-json", f"the request body is not valid JSON: {first.get('msg', '')}".rstrip(": "))
+    sent = request.headers.get("content-type", "").split(";")[0].strip()
+    if tuple(first.get("loc", ())) == ("body",) and sent and "json" not in sent:  # a JSON route got a non-JSON body
+        return error_response("unsupported-media-type", f"this route takes a JSON body (Content-Type: "
+                              f"application/json), not {sent}")
     message, where = _validation_message(exc)
     return error_response("invalid-request", message, where)
 

@@ -90,7 +90,8 @@ def setup_of(body: GameRequest) -> games.GameSetup:
 
 
 @router.post("", status_code=201, summary="Create a tracked game",
-             responses=error_responses("bad-json", "invalid-request", "bad-game", "bad-cards", "bad-season", "bad-log"))
+             responses=error_responses("bad-json", "invalid-request", "bad-game", "bad-cards", "bad-season", "bad-log",
+                                       "unsupported-media-type"))
 async def create(body: GameRequest, request: Request):
     """Players and seating, the sheet side, the four scoring cards; optionally the revealed cards."""
     return await run(request, games.create_game, store_of(request), setup_of(body))
@@ -108,7 +109,8 @@ async def show(game_id: str, request: Request):
 
 
 @router.put("/{game_id}/revealed/{season}", summary="Record the cards revealed in a season",
-            responses=error_responses("bad-json", "invalid-request", "game-not-found", "bad-season", "bad-log"))
+            responses=error_responses("bad-json", "invalid-request", "game-not-found", "bad-season", "bad-log",
+                                      "unsupported-media-type"))
 async def reveal(game_id: str, season: str, body: RevealedRequest, request: Request):
     return await run(request, games.reveal_cards, store_of(request), game_id, season, body.cards)
 

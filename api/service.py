@@ -288,7 +288,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.post("/v1/score-map", response_model=schemas.ScoreReport, response_model_exclude_none=True,
               tags=["sheet"], summary="Score a sheet (e.g. after corrections)",
               responses=error_responses(*WORK_ERRORS, "bad-json", "invalid-request", "bad-sheet", "bad-cards",
-                                        "bad-season"))
+                                        "bad-season", "unsupported-media-type"))
     async def score_map(body: schemas.ScoreMapRequest):
         """The score breakdown with each card's evidence cells, per season."""
         return await off_loop(score_sheet, body.sheet.model_dump(), body.cards, body.season)
@@ -296,7 +296,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.post("/v1/validate", response_model=schemas.Verdict, tags=["sheet"],
               summary="Could this sheet come from a real game?",
               responses=error_responses(*WORK_ERRORS, "bad-json", "invalid-request", "bad-sheet", "bad-log",
-                                        "validator-unavailable"))
+                                        "validator-unavailable", "unsupported-media-type"))
     async def validate(body: schemas.ValidateRequest):
         """The verdict (legal, illegal or cannot-tell) and its reasons, with the cells concerned."""
         return await off_loop(validate_sheet, body.model_dump(), settings.validate_time_limit)

@@ -174,6 +174,8 @@ ERROR_CASES = [
     ("post", "/v1/score-map", {"json": {"sheet": SAMPLE, "cards": FOUR, "season": "autumn"}}, 422, "bad-season"),
     ("post", "/v1/score-map", {"json": {"sheet": SAMPLE, "cards": "all", "season": "fall"}}, 422, "bad-season"),
     ("post", "/v1/validate", {"content": b"[", "headers": {"content-type": "application/json"}}, 400, "bad-json"),
+    ("post", "/v1/score-map", {"content": b"{}", "headers": {"content-type": "text/plain"}}, 415, "unsupported-media-type"),
+    ("post", "/v1/validate", {"data": {"sheet": "A"}}, 415, "unsupported-media-type"),
     ("post", "/v1/validate", {"json": {"sheet": {"side": "A"}}}, 422, "invalid-request"),
     ("post", "/v1/validate", {"json": {"sheet": BAD_CELL}}, 422, "bad-sheet"),
     ("post", "/v1/validate", {"json": {"sheet": SAMPLE, "previous": {**SAMPLE, "side": "C"}}}, 422, "bad-sheet"),
