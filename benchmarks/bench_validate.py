@@ -73,6 +73,7 @@ def main(argv=None) -> int:
     times = {"sheet": [], "log": [], "seasons": [], "sheet-only call": [], "log call": [], "mutated-log": []}
     false_alarms = []
     replay_failures = []
+    implied = []  # levels that ran out of time in the combined call, settled by a stricter level
     verdicts: Counter = Counter()
     named = Counter()
     survivors = []
@@ -90,7 +91,9 @@ def main(argv=None) -> int:
                 v = validate(final, log=g.card_log, previous=sheets[:3], time_limit=args.time_limit)
                 for c in v.checks:
                     times[c.level].append(c.seconds)
-                    if c.status == "legal" and c.level != "sheet":
+                    if c.details.get("implied_by"):
+                        implied.append((seed, players, p, c.level, c.details["implied_by"]))
+                    if c.status == "legal" and c.level != "sheet" and "explanation" in c.details:
                         problems = replay(final, g.card_log, c.details["explanation"])
                         if problems:
                             replay_failures.append((seed, players, p, c.level, problems))
@@ -138,6 +141,7 @@ def main(argv=None) -> int:
         "sheets": len(times["log"]),
         "false_alarms": len(false_alarms),
         "replay_failures": len(replay_failures),
+        "implied": implied,
         "seconds": {k: summary(v) for k, v in times.items()},
         "mutations": {f"{k}/{s}": n for (k, s), n in sorted(verdicts.items())},
         "caught_rate": round(caught / total, 4) if total else None,
@@ -157,7 +161,7 @@ def merge(paths: list[str], out_path: str | None) -> int:
     parts = [json.loads(Path(p).read_text()) for p in paths]
     times: dict[str, list] = {}
     verdicts: Counter = Counter()
-    out = {"games": sum(p["games"] for p in parts) and parts[0]["games"], "shards": len(parts),
+    out = {"games": parts[0]["games"], "shards": len(parts), "implied": [x for p in parts for x in p["implied"]],
            "sheets": sum(p["sheets"] for p in parts), "survivors": [s for p in parts for s in p["survivors"]],
            "wall_seconds": max(p["wall_seconds"] for p in parts)}
     false_alarms, replay_failures, named = [], [], 0
@@ -195,6 +199,8 @@ def report(out: dict) -> None:
               f"naming the changed cell: {out['caught_naming_the_changed_cell']}/{caught}")
         for k, n in out["mutations"].items():
             print(f"  {k:<20} {n}")
+    for x in out.get("implied", []):
+        print("  ran out of time, settled by a stricter level:", *x)
     for sv in out["survivors"]:
         print("  survivor:", *sv)
 

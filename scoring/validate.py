@@ -1167,7 +1167,7 @@ def validate(sheet: Sheet, *, log: dict | CardLog | None = None,
 
     # level 2: with the card log
     if card_log is not None:
-        share = deadline if not previous else time.perf_counter() + (deadline - time.perf_counter()) * 0.4
+        share = deadline if not previous else time.perf_counter() + (deadline - time.perf_counter()) * 0.6
         checks.append(_check_log_level([sheet], [final_season], card_log, share, "log"))
 
     # level 3: with the earlier season sheets
