@@ -348,3 +348,9 @@ def test_batch_uploads_are_stored_under_names_of_our_making(client):
     assert len(stored) == len(names)
     assert all(re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9._-]*", n) and ".." not in n for n in stored), stored
     assert not any(p.exists() for p in (batch_root.parent / "up.json", batch_root / "up.json", Path("/etc/abs.json")))
+
+
+def test_page_is_served_with_a_content_security_policy_and_no_cors_by_default(client):
+    page = client.get("/", headers={"Origin": "https://elsewhere.example"})
+    assert "default-src 'self'" in page.headers["content-security-policy"]
+    assert "access-control-allow-origin" not in page.headers
