@@ -129,9 +129,9 @@ def locate(loaded: LoadedPhoto, side: str | None = None) -> Located:
 def read_image(loaded: LoadedPhoto, side: str | None = None, model: ReaderModel | None = None) -> Reading:
     """Read a decoded photo (see :func:`read_photo`)."""
     start = time.perf_counter()
-    model = model or default_model()
     image = loaded.image
-    located = locate(loaded, side)
+    located = locate(loaded, side)  # before loading the model: a photo without a sheet answers fast
+    model = model or default_model()
     fit, upright, orientation, cells = located.fit, located.upright, located.orientation, located.cells
     layout = SIDES[orientation.side]
     feats, paper = cell_features(cells, orientation.side, PX)
