@@ -243,15 +243,19 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                            allow_methods=["GET", "POST"], allow_headers=["*"])
 
     async def off_loop(fn: Callable, *args: Any) -> Any:
-        """Run ``fn(*args)`` in a worker thread; 504 ``timeout`` past the time limit."""
+        """Run ``fn(*args)`` in a worker thread; 504 ``timeout`` past the time limit.
+
+        The limit counts the work, not the wait for a free CPU thread: under load, requests queue
+        (bounded by uvicorn's ``--limit-concurrency``) instead of timing out before they start.
+        """
         if app.state.cpu is None:
             app.state.cpu = anyio.CapacityLimiter(settings.cpu_threads)
-        try:
-            with anyio.fail_after(settings.time_limit):
-                return await anyio.to_thread.run_sync(partial(fn, *args), abandon_on_cancel=True,
-                                                      limiter=app.state.cpu)
-        except TimeoutError:
-            raise ApiError("timeout", f"the work took longer than the {settings.time_limit:g} s limit") from None
+        async with app.state.cpu:
+            try:
+                with anyio.fail_after(settings.time_limit):
+                    return await anyio.to_thread.run_sync(partial(fn, *args), abandon_on_cancel=True)
+            except TimeoutError:
+                raise ApiError("timeout", f"the work took longer than the {settings.time_limit:g} s limit") from None
 
     app.state.off_loop = off_loop  # game uploads (api/routes_games.py) read photos under the same limits
 
