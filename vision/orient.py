@@ -21,6 +21,7 @@ from scoring.sides import SIDES
 from vision.grid import GridFit, line_image, warp_canonical
 from vision.layout import GEOMETRY, GRID
 
+BROWN_TOLERANCE = 8  # red channel may trail the larger of green/blue by this much (grey copies)
 DARK_RATIO = 0.5  # a pixel is "mountain dark" when its brightest channel is below this share of the paper's
 MIN_SEPARATION = 0.12  # below this the orientation is a guess: warn
 COIN_WEIGHT = 0.5  # weight of the coin track's periodicity in a hypothesis's score
@@ -38,13 +39,18 @@ class Orientation:
 
 
 def mountain_darkness(cells_bgr: np.ndarray, px: int) -> np.ndarray:
-    """(11, 11) fraction of each cell's inner pixels dark in every channel (brightest channel below
-    ``DARK_RATIO`` × the paper's): mountains are, saturated marker colours are not."""
-    gray = cells_bgr.max(axis=2).astype(np.float32)
+    """(11, 11) fraction of each cell's inner pixels that are dark in every channel (brightest below
+    ``DARK_RATIO`` × the paper's) and not green/blue/purple-dominant: printed mountains are,
+    saturated or dark marker colours are not."""
+    c = cells_bgr.astype(np.int16)
+    gray = c.max(axis=2).astype(np.float32)
     paper = float(np.percentile(gray, 90))
+    # the printed brown is red-dominant (or grey on a photocopy); dark green, blue or purple marker is not
+    brownish = c[..., 2] >= np.maximum(c[..., 0], c[..., 1]) - BROWN_TOLERANCE
+    dark = (gray < DARK_RATIO * paper) & brownish
     inset = max(1, px // 6)
-    blocks = gray.reshape(GRID, px, GRID, px)[:, inset:px - inset, :, inset:px - inset]
-    return (blocks < DARK_RATIO * paper).mean(axis=(1, 3))
+    blocks = dark.reshape(GRID, px, GRID, px)[:, inset:px - inset, :, inset:px - inset]
+    return blocks.mean(axis=(1, 3))
 
 
 def _separation(dark: np.ndarray, mountains: frozenset, skip: frozenset) -> float:
