@@ -280,6 +280,8 @@ def _forkserver() -> multiprocessing.context.BaseContext:
     """Workers forked from a clean single-threaded server, not from this process (forking a
     process whose OpenCV/BLAS threads hold locks can hang the child); the server imports the
     heavy modules once, so every pool after the first starts in a blink."""
+    os.environ.update(SINGLE_THREAD_ENV)  # before the server starts: its BLAS/OpenMP then use one thread,
+    # as Dask's workers do, so the reader's arithmetic (and so its readings) is the same on both paths
     ctx = multiprocessing.get_context("forkserver")
     ctx.set_forkserver_preload(["api.batch", "scoring.validate", "vision"])
     return ctx
