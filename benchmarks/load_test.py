@@ -1,7 +1,8 @@
 """Load test: a real ``uvicorn`` on 127.0.0.1, sample photos posted to ``/v1/score``.
 
-1. start the service (its own temporary database and batch folder), wait for ``/health``, one
-   warm-up request (the reader's model loads on first use), then note the server's resident memory;
+1. start the service (its own temporary database and batch folder), wait for ``/health``, warm
+   up (one request per photo — the reader's model loads — then 5 s with one client per CPU thread,
+   so every worker thread has worked), then note the server's resident memory;
 2. ``--clients`` (16) threads post the sample photos as fast as they are answered for
    ``--seconds`` (60);
 3. ``--sequential`` (500) requests one after another;
@@ -203,6 +204,7 @@ def main(argv: list[str] | None = None) -> int:
         with httpx.Client(timeout=REQUEST_TIMEOUT_S) as client:  # warm-up: the model loads
             answers = {name: client.post(f"{base}/v1/score", files={"photo": (name, data, "image/jpeg")},
                                          data={"cards": CARDS}).status_code for name, data in photos}
+        concurrent_phase(base, photos, args.threads, 5.0)  # every CPU thread has worked once
         # photos the reader cannot read (a 422, a correct answer) are left out, so any error below is the service's
         unread = sorted(n for n, status in answers.items() if status != 200)
         photos = [(n, d) for n, d in photos if answers[n] == 200]
@@ -210,8 +212,9 @@ def main(argv: list[str] | None = None) -> int:
             raise SystemExit(f"the reader read none of the sample photos: {answers}")
         rss_before = rss_mb(proc.pid)
         with PeakMemory(proc.pid) as peak:
-            phases = [concurrent_phase(base, photos, args.clients, args.seconds),
-                      sequential_phase(base, photos, args.sequential)]
+            phases = [concurrent_phase(base, photos, args.clients, args.seconds)]
+            rss_between = rss_mb(proc.pid)
+            phases.append(sequential_phase(base, photos, args.sequential))
         rss_after = rss_mb(proc.pid)
         alive = proc.poll() is None and httpx.get(f"{base}/health", timeout=5).status_code == 200
     finally:
@@ -225,7 +228,7 @@ def main(argv: list[str] | None = None) -> int:
     report = {
         "machine": machine(), "photos": [n for n, _ in photos], "left_out": unread, "cpu_threads": args.threads,
         "phases": [p.to_json() for p in phases],
-        "rss_mb": {"at_start": round(rss_start, 1), "before": round(rss_before, 1), "peak": round(peak.peak, 1),
+        "rss_mb": {"at_start": round(rss_start, 1), "before": round(rss_before, 1), "peak": round(peak.peak, 1), "between_phases": round(rss_between, 1),
                    "after": round(rss_after, 1), "growth_percent": round(100 * (rss_after / rss_before - 1), 1)},
         "server_alive_after": alive,
     }
@@ -237,6 +240,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{p['p50_s']:7.2f} {p['p95_s']:7.2f} {p['p99_s']:7.2f}   {p['statuses']}")
     m = report["rss_mb"]
     print(f"server RSS MB: at start {m['at_start']}, after warm-up {m['before']}, peak {m['peak']}, "
+          f"between phases {m['between_phases']}, "
           f"after {m['after']} (growth {m['growth_percent']:+.1f} %); alive after: {alive}")
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=2))
