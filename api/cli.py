@@ -24,21 +24,31 @@ class CliError(Exception):
         self.code = code
 
 
-def build_parser() -> argparse.ArgumentParser:
+def command_modules(argv: list[str]) -> list[str]:
+    """The sub-command modules to load: only the one being run (each pulls in its own heavy
+    libraries — OpenCV, OR-Tools, SQLAlchemy — so loading all of them would cost a second per
+    call), or every one when listing help or on an unknown name."""
+    names = sorted(m.name for m in pkgutil.iter_modules(api.commands.__path__))
+    first = next((a for a in argv if not a.startswith("-")), None)
+    wanted = first.replace("-", "_") if first else None
+    return [wanted] if wanted in names else names
+
+
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="cartographers",
         description="Read, score and check Cartographers map sheets.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for info in sorted(pkgutil.iter_modules(api.commands.__path__), key=lambda m: m.name):
-        module = importlib.import_module(f"api.commands.{info.name}")
+    for name in command_modules(sys.argv[1:] if argv is None else argv):
+        module = importlib.import_module(f"api.commands.{name}")
         if hasattr(module, "add_parser"):
             module.add_parser(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     try:
         return int(args.run(args) or 0)
