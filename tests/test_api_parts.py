@@ -86,3 +86,17 @@ def test_serve_refuses_a_bad_limit_in_one_line(monkeypatch, capsys):
     assert main(["serve", "--time-limit", "0"]) == 2
     err = capsys.readouterr().err.strip()
     assert "time_limit" in err and "\n" not in err
+
+
+@pytest.mark.parametrize("argv,expected", [([], 64), (["--limit-concurrency", "8"], 8)])
+def test_serve_bounds_the_connections_it_serves_at_once(monkeypatch, argv, expected):
+    seen = {}
+    monkeypatch.setattr("uvicorn.run", lambda app, **kw: seen.update(kw))
+    assert main(["serve", *argv]) == 0
+    assert seen["limit_concurrency"] == expected
+
+
+def test_serve_refuses_a_concurrency_below_one(monkeypatch, capsys):
+    monkeypatch.setattr("uvicorn.run", lambda app, **kw: None)
+    assert main(["serve", "--limit-concurrency", "0"]) == 2
+    assert "--limit-concurrency" in capsys.readouterr().err

@@ -22,6 +22,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--time-limit", type=float, help="seconds of work per request (default 30)")
     p.add_argument("--cors-origin", action="append", metavar="ORIGIN",
                    help="allow browser pages from this origin (repeatable; default: none)")
+    p.add_argument("--limit-concurrency", type=int, default=64, metavar="N",
+                   help="connections served at once; more get 503 at once instead of queueing "
+                        "without bound behind a public address (default 64)")
     p.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
     p.set_defaults(run=run)
 
@@ -36,5 +39,8 @@ def run(args: argparse.Namespace) -> int:
         max_pixels=args.max_pixels, time_limit=args.time_limit,
         cors_origins=tuple(args.cors_origin) if args.cors_origin else None,
     )
-    uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level=args.log_level)
+    if args.limit_concurrency < 1:
+        raise ValueError("--limit-concurrency must be at least 1")
+    uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level=args.log_level,
+                limit_concurrency=args.limit_concurrency)
     return 0
