@@ -132,9 +132,6 @@ class CardLog:
             out["side"] = self.side
         return out
 
-    def complete(self, season: int) -> bool:
-        return sum(EXPLORE[c].time for c in self.seasons[season] if c in EXPLORE) >= SEASONS[season].time
-
 
 def parse_log(data: Any) -> CardLog:
     """Parse and check a card log (a decoded JSON object); ``ValueError`` naming the field.
@@ -299,7 +296,7 @@ class _Solve:
             self.cover[i].append(v)
         return v
 
-    def solve(self, seconds: float, hint: bool = False):
+    def solve(self, seconds: float):
         solver = self.cp.CpSolver()
         solver.parameters.max_time_in_seconds = max(0.01, seconds)
         # One worker with the strongest LP relaxation: on these exact-cover models it proves
@@ -458,36 +455,40 @@ def _season_note(seasons: tuple[int, int], level: str) -> str:
 
 
 # ---- log level (and seasons level with a log) -------------------------------------------------
+def _windows(facts: list[SheetFacts], sheet_seasons: list[int]) -> dict[int, tuple[int, int]] | None:
+    """With earlier season sheets: for each cell drawn on the last one, the first and last season it
+    can have been drawn in (``None`` without earlier sheets)."""
+    if len(facts) < 2:
+        return None
+    out = {}
+    for i in indices_of(facts[-1].drawn):
+        lo, hi = 0, sheet_seasons[-1]
+        for f, s in zip(facts, sheet_seasons):
+            if f.drawn >> i & 1:
+                hi = min(hi, s)
+            else:
+                lo = max(lo, s + 1)
+        out[i] = (lo, hi)
+    return out
+
+
 class _LogModel:
     """The per-turn model of one sheet against a card log (see the module docstring)."""
 
-    def __init__(self, sheets: list[Sheet], sheet_seasons: list[int], log: CardLog, slack: bool):
+    def __init__(self, sheets: list[Sheet], sheet_seasons: list[int], log: CardLog):
         self.facts = [SheetFacts(s) for s in sheets]
         self.last = self.facts[-1]
         self.sheet_seasons = sheet_seasons
         self.log = log
-        self.slack = slack
         self.events = [e for e in log_events(log) if e.season <= sheet_seasons[-1]]
-        windows = None
-        if len(sheets) > 1:
-            windows = {}
-            for i in indices_of(self.last.drawn):
-                lo, hi = 0, sheet_seasons[-1]
-                for f, s in zip(self.facts, sheet_seasons):
-                    if f.drawn >> i & 1:
-                        hi = min(hi, s)
-                    else:
-                        lo = max(lo, s + 1)
-                windows[i] = (lo, hi)
-        self.windows = windows
-        self.solve = _Solve(self.last, windows)
+        self.windows = _windows(self.facts, sheet_seasons)
+        self.solve = _Solve(self.last, self.windows)
         self.m = self.solve.m
         self.event_vars: list[list] = [[] for _ in self.events]
         self.event_cover: list[dict[int, list]] = [dict() for _ in self.events]
         self.coin_vars: list[list] = [[] for _ in self.events]
         self.F: dict[int, list] = {}
         self.order_constraints = 0
-        self.slack_vars: list[tuple[Any, str, Any]] = []
         self.notes: list[Reason] = []
         self._build()
 
@@ -607,38 +608,18 @@ class _LogModel:
             self._maybe_skip(e)
         # every drawn cell exactly once; every event exactly one drawing
         for i, vs in self.solve.cover.items():
-            if self.slack:
-                u = m.NewBoolVar(f"u{i}")
-                self.slack_vars.append((u, "cell", i))
-                m.Add(sum(vs) + u == 1)
-            else:
-                m.AddExactlyOne(vs) if vs else m.AddBoolOr([])
+            m.AddExactlyOne(vs) if vs else m.AddBoolOr([])
         for e in self.events:
             vs = self.event_vars[e.index]
-            if self.slack:
-                u = m.NewBoolVar(f"skip{e.index}")
-                self.slack_vars.append((u, "event", e))
-                m.Add(sum(vs) + u == 1)
-            elif vs:
+            if vs:
                 m.AddExactlyOne(vs)
             else:
                 m.AddBoolOr([])  # nothing this card could have drawn
         # coins at the end of each known season
         for f, s in zip(self.facts, self.sheet_seasons):
-            need = f.sheet.coins - len(f.surrounded)
             cv = [v for e in self.events if e.season <= s for v in self.coin_vars[e.index]]
-            if self.slack:
-                plus = m.NewIntVar(0, 30, f"cp{s}")
-                minus = m.NewIntVar(0, 30, f"cm{s}")
-                self.slack_vars.append((plus, "coins+", (f, s)))
-                self.slack_vars.append((minus, "coins-", (f, s)))
-                m.Add(sum(cv) + plus - minus == need)
-            else:
-                m.Add(sum(cv) == need)
+            m.Add(sum(cv) == f.sheet.coins - len(f.surrounded))
         self._flush_blocks()
-        if self.slack:
-            m.Minimize(sum(3 * u if kind.startswith("coins") else (2 * u if kind == "event" else u)
-                           for u, kind, _ in self.slack_vars))
 
     def _maybe_skip(self, e: Event) -> None:
         """Nothing drawn: only when no cell of the map is empty at that moment."""
@@ -708,17 +689,7 @@ class _AggModel:
         self.log = log
         self.slack = slack
         self.events = [e for e in log_events(log) if e.season <= sheet_seasons[-1]]
-        self.windows = None
-        if len(sheets) > 1:
-            self.windows = {}
-            for i in indices_of(last.drawn):
-                lo, hi = 0, sheet_seasons[-1]
-                for f, s in zip(self.facts, sheet_seasons):
-                    if f.drawn >> i & 1:
-                        hi = min(hi, s)
-                    else:
-                        lo = max(lo, s + 1)
-                self.windows[i] = (lo, hi)
+        self.windows = _windows(self.facts, sheet_seasons)
         self.solve = _Solve(last, self.windows)
         self.m = self.solve.m
         self.order_free: list = []  # vars whose use needs no order check
@@ -917,7 +888,7 @@ def _check_log_level(sheets: list[Sheet], sheet_seasons: list[int], log: CardLog
         details["explanation"] = _agg_explanation(agg, solver)
         return Check(level, "legal", [], time.perf_counter() - t0, details)
     # stage B: exact, turn by turn, fallbacks and the solo sweep in the order the cards came
-    model = _LogModel(sheets, sheet_seasons, log, slack=False)
+    model = _LogModel(sheets, sheet_seasons, log)
     solver, status = model.run(deadline - time.perf_counter())
     cp = model.solve.cp
     details.update({"stage": "per-turn", "drawings": len(model.solve.vars),
