@@ -152,7 +152,7 @@ def parse_log(data: Any) -> CardLog:
     if isinstance(players, bool) or not isinstance(players, int) or not 1 <= players <= 5:
         raise ValueError(f"log.players: must be a whole number from 1 to 5, got {players!r}")
     side = data.get("side")
-    if side is not None and side not in SIDES:
+    if side is not None and (not isinstance(side, str) or side not in SIDES):
         raise ValueError(f"log.side: must be 'A' or 'B', got {side!r}")
     if "seasons" not in data:
         raise ValueError("log.seasons: missing (a list of up to four seasons of revealed cards)")

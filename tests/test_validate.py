@@ -187,6 +187,8 @@ def test_solo_ambush_goes_to_its_corner_multiplayer_anywhere() -> None:
     ({"players": 2, "seasons": [["hamlet"], ["farmland"]]}, "log.seasons[0]"),
     ({"players": 2, "seasons": [["goblin-attack", "gnoll-raid"]]}, "log.seasons[0][1]"),
     ({"players": 2, "side": "C", "seasons": [[]]}, "log.side"),
+    ({"players": 2, "side": [], "seasons": [[]]}, "log.side"),  # found by the fuzzer: was a TypeError
+    ({"players": 2, "side": {"A": 1}, "seasons": [[]]}, "log.side"),
 ])
 def test_malformed_logs_name_the_field(log, field: str) -> None:
     with pytest.raises(ValueError) as e:
