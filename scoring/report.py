@@ -29,19 +29,17 @@ def score_report(sheet: Sheet, cards: Sequence[str] | str, season: str | None = 
     monster_cells = monster_penalty_cells(board)
     out: dict = {"side": sheet.side, "coins": sheet.coins, "monster_penalty": len(monster_cells),
                  "monster_cells": [list(c) for c in monster_cells], "warnings": list(sheet.warnings)}
-    if cards == "all":
-        if season is not None:
-            raise ValueError("--season needs the four edict cards, not 'all'")
-        results = {slug: score_card(slug, board) for slug in CARDS}
-        out["cards"] = {slug: r.stars for slug, r in results.items()}
-        out["evidence"] = {slug: [e.to_json() for e in r.evidence] for slug, r in results.items()}
-        return out
-    out["warnings"] += check_setup(cards)
-    names = [get_season(season).name] if season else [s.name for s in SEASONS]
-    seasons = [score_season(sheet, cards, name) for name in names]
-    results = {slug: score_card(slug, board) for slug in cards}
+    if cards == "all" and season is not None:
+        raise ValueError("--season needs the four edict cards, not 'all'")
+    if cards != "all":
+        out["warnings"] += check_setup(cards)
+    results = {slug: score_card(slug, board) for slug in (CARDS if cards == "all" else cards)}
     out["cards"] = {slug: r.stars for slug, r in results.items()}
     out["evidence"] = {slug: [e.to_json() for e in r.evidence] for slug, r in results.items()}
+    if cards == "all":
+        return out
+    names = [get_season(season).name] if season else [s.name for s in SEASONS]
+    seasons = [score_season(board, cards, name, scored=results) for name in names]
     out["edicts"] = dict(zip("ABCD", cards))
     out["seasons"] = [s.to_json() for s in seasons]
     for s in out["seasons"]:  # evidence is given once per card, above

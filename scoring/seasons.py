@@ -7,7 +7,7 @@ Season score = stars from the season's two edicts + filled coins − monster pen
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from scoring.board import NEIGHBOURS, Board, cell_of
 from scoring.cards import BACKS, CARDS, CardError, CardResult, Evidence, get_card, score_card
@@ -109,12 +109,22 @@ class SeasonScore:
                 "monster_cells": [list(c) for c in self.monster_cells], "total": self.total}
 
 
-def score_season(sheet: Sheet, cards: Sequence[str], season: str) -> SeasonScore:
-    """Score one season on the sheet as it stood at that season's end."""
+def score_season(sheet: Sheet | Board, cards: Sequence[str], season: str,
+                 scored: Mapping[str, CardResult] | None = None) -> SeasonScore:
+    """Score one season on the sheet as it stood at that season's end.
+
+    ``scored`` passes card results already computed on this same sheet, so a caller scoring
+    several seasons of one sheet scores each card once.
+    """
     s = get_season(season)
-    board = Board(sheet)
-    edicts = tuple(EdictScore(e, score_card(cards[EDICTS.index(e)], board)) for e in s.edicts)
-    return SeasonScore(s.name, edicts, sheet.coins, tuple(monster_penalty_cells(board)))  # type: ignore[arg-type]
+    board = sheet if isinstance(sheet, Board) else Board(sheet)
+    scored = scored or {}
+
+    def result(slug: str) -> CardResult:
+        return scored[slug] if slug in scored else score_card(slug, board)
+
+    edicts = tuple(EdictScore(e, result(cards[EDICTS.index(e)])) for e in s.edicts)
+    return SeasonScore(s.name, edicts, board.sheet.coins, tuple(monster_penalty_cells(board)))  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)
