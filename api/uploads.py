@@ -9,35 +9,12 @@ from __future__ import annotations
 
 import struct
 
-#: Leading bytes → image kind, for the kinds the reader decodes.
-MAGIC: tuple[tuple[bytes, str], ...] = (
-    (b"\xff\xd8\xff", "jpeg"),
-    (b"\x89PNG\r\n\x1a\n", "png"),
-    (b"BM", "bmp"),
-    (b"II*\x00", "tiff"),
-    (b"MM\x00*", "tiff"),
-)
-HEIF_BRANDS = {b"heic", b"heix", b"hevc", b"hevx", b"heim", b"heis", b"mif1", b"msf1", b"avif"}
+from vision.load import image_kind  # the one magic-bytes table; re-exported for the service
+
+__all__ = ["image_kind", "image_size"]
+
 #: JPEG start-of-frame markers, the segments that hold the picture's size.
 JPEG_SOF = {0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF}
-
-
-def image_kind(data: bytes) -> str | None:
-    """``"jpeg"``, ``"png"``, ``"webp"``, ``"bmp"``, ``"tiff"``, ``"heic"``, ``"gif"`` or ``None``.
-
-    >>> image_kind(b"\\x89PNG\\r\\n\\x1a\\n...."), image_kind(b"%PDF-1.7")
-    ('png', None)
-    """
-    for magic, kind in MAGIC:
-        if data.startswith(magic):
-            return kind
-    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
-        return "webp"
-    if data[4:8] == b"ftyp" and data[8:12] in HEIF_BRANDS:
-        return "heic"
-    if data[:6] in (b"GIF87a", b"GIF89a"):
-        return "gif"
-    return None
 
 
 def _jpeg_size(data: bytes) -> tuple[int, int] | None:

@@ -66,21 +66,41 @@ def read_bytes(data: bytes | str | Path) -> bytes:
     return raw
 
 
-def sniff_format(raw: bytes) -> str:
-    """``jpeg``, ``png``, ``heic`` or another name from the magic bytes; ``unknown`` otherwise."""
-    if raw[:3] == b"\xff\xd8\xff":
-        return "jpeg"
-    if raw[:8] == b"\x89PNG\r\n\x1a\n":
-        return "png"
-    if raw[4:8] == b"ftyp" and raw[8:12] in (b"heic", b"heix", b"hevc", b"hevx", b"mif1", b"msf1", b"heim", b"heis"):
-        return "heic"
-    if raw[:2] == b"BM":
-        return "bmp"
-    if raw[:4] in (b"RIFF",) and raw[8:12] == b"WEBP":
+#: Leading bytes → image kind; the one table both the reader and the service's upload check use.
+MAGIC: tuple[tuple[bytes, str], ...] = (
+    (b"\xff\xd8\xff", "jpeg"),
+    (b"\x89PNG\r\n\x1a\n", "png"),
+    (b"BM", "bmp"),
+    (b"II*\x00", "tiff"),
+    (b"MM\x00*", "tiff"),
+    (b"GIF87a", "gif"),
+    (b"GIF89a", "gif"),
+)
+HEIF_BRANDS = (b"heic", b"heix", b"hevc", b"hevx", b"mif1", b"msf1", b"heim", b"heis")
+#: The kinds this loader decodes (HEIC through the optional extra).
+DECODED_KINDS = frozenset({"jpeg", "png", "heic", "bmp", "webp", "tiff"})
+
+
+def image_kind(raw: bytes) -> str | None:
+    """The image kind from the first bytes (never the file name or content type), or ``None``.
+
+    >>> image_kind(b"\\x89PNG\\r\\n\\x1a\\n...."), image_kind(b"%PDF-1.7")
+    ('png', None)
+    """
+    for magic, kind in MAGIC:
+        if raw.startswith(magic):
+            return kind
+    if raw[:4] == b"RIFF" and raw[8:12] == b"WEBP":
         return "webp"
-    if raw[:4] in (b"II*\x00", b"MM\x00*"):
-        return "tiff"
-    return "unknown"
+    if raw[4:8] == b"ftyp" and raw[8:12] in HEIF_BRANDS:
+        return "heic"
+    return None
+
+
+def sniff_format(raw: bytes) -> str:
+    """A kind this loader decodes, from the magic bytes; ``unknown`` otherwise (a GIF included)."""
+    kind = image_kind(raw)
+    return kind if kind in DECODED_KINDS else "unknown"
 
 
 def _open_header(raw: bytes, fmt: str) -> Image.Image:
