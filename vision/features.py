@@ -159,31 +159,3 @@ def cell_features(cells_bgr: np.ndarray, side: str, px: int) -> tuple[np.ndarray
     feats.append(np.full(GRID * GRID, np.percentile(coloured[drawable], 90)))
     feats.append(np.full(GRID * GRID, np.percentile(feats[0][drawable], 50)))
     return np.stack(feats, axis=1).astype(np.float32), paper
-
-
-# ---- coins -----------------------------------------------------------------------------------
-COIN_STRIP = (0.9, 11.4, 12.0, 12.9)  # x0, x1, y0, y1 in u: the coin track with a little margin
-
-
-def coin_features(strip_bgr: np.ndarray, px: int, paper: PaperModel) -> np.ndarray:
-    """(14, F) features of each printed coin in the canonical coin strip, each also relative to the track median."""
-    x0, _, y0, _ = COIN_STRIP
-    ref = paper.at(np.array(GEOMETRY.coin_y - 0.5), np.array(5.0)).astype(np.float32)
-    lab = _lab(strip_bgr.astype(np.float32) / 255.0 / ref * REFERENCE_PAPER_BGR)
-    strokes = cv2.morphologyEx(lab[..., 0], cv2.MORPH_BLACKHAT,
-                               cv2.getStructuringElement(cv2.MORPH_RECT, (px // 4 | 1, px // 4 | 1)))
-    h, w = lab.shape[:2]
-    yy, xx = np.mgrid[0:h, 0:w]
-    u = (xx + 0.5) / px + x0
-    v = (yy + 0.5) / px + y0
-    rows = []
-    for i in range(GEOMETRY.coin_count):
-        cx, cy = GEOMETRY.coin_centre(i)
-        dist = np.hypot(u - cx, v - cy)
-        disc = dist <= GEOMETRY.coin_radius * 0.9
-        ring = (dist > GEOMETRY.coin_radius * 1.2) & (dist < GEOMETRY.coin_radius * 1.8)
-        d_feats = [f[0] for f in _ink_measures(lab[disc][None], strokes[disc][None])]
-        r_feats = [f[0] for f in _ink_measures(lab[ring][None], strokes[ring][None])]
-        rows.append(d_feats + [d - r for d, r in zip(d_feats[:10], r_feats[:10])])
-    arr = np.array(rows, dtype=np.float32)
-    return np.concatenate([arr, arr - np.median(arr, axis=0, keepdims=True)], axis=1)
