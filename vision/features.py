@@ -1,4 +1,4 @@
-"""Per-cell and per-coin features from the rectified sheet, normalised against this sheet's paper.
+"""Per-cell features from the rectified sheet, normalised against this sheet's paper (coin features: vision.coins).
 
 Paper tint and uneven light are cancelled first (:func:`paper_model`): each cell's bright
 pixels estimate the paper under it, a smooth quadratic surface is fitted through those estimates
