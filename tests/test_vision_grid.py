@@ -93,3 +93,60 @@ def test_stated_side_is_kept_even_when_unsure() -> None:
     decided, scores = orient.decide_orientation(dark, side="B")
     assert decided.side == "B" and decided.quarter_turns == 0
     assert scores[("B", 0)] > max(s for (name, _), s in scores.items() if name == "A")
+
+
+def test_curl_surface_ignores_snaps_on_drawn_strokes() -> None:
+    """Faint lines (colour shading, marker symbols): almost half of the snaps land anywhere in the
+    search window; the smooth field must still follow the true curl on the cell area."""
+    jj, ii = np.meshgrid(np.arange(12.0), np.arange(12.0))
+    x, y = (jj - 5.5) / 5.5, (ii - 5.5) / 5.5
+    truth = np.stack([0.08 * x + 0.15 * x * x * y - 0.05, 0.1 * y * y + 0.06 * x * y], axis=2)  # curl, in u
+    worst = []
+    for seed in range(10):
+        rng = np.random.default_rng(seed)
+        snaps = truth + rng.normal(0, 0.01, truth.shape)
+        strength = rng.uniform(5, 30, truth.shape)
+        wild = rng.random(truth.shape) < 0.45
+        snaps[wild] = rng.uniform(-0.4, 0.4, wild.sum())
+        strength[wild] = rng.uniform(5, 40, wild.sum())
+        worst.append(np.abs(grid._smoothed(snaps, strength) - truth)[1:-1, 1:-1].max())
+    assert np.median(worst) < 0.08  # one cubic fit through all snaps: 0.16
+
+
+def _candidate(corners: np.ndarray, score: float, separation: float) -> grid._Candidate:
+    return grid._Candidate(np.eye(3), np.zeros((12, 12, 2)), score, separation, corners.astype(np.float64))
+
+
+def test_placement_of_one_sheet_is_chosen_by_quality_not_area() -> None:
+    """A hypothesis with one corner a cell too far out is larger but fits fewer lines."""
+    square = np.array([[100, 100], [430, 100], [430, 430], [100, 430]])
+    right = _candidate(square, score=5.0, separation=0.5)
+    stretched = square.copy()
+    stretched[2] += 30
+    wrong = _candidate(stretched, score=4.0, separation=0.5)
+    assert grid._choose([wrong, right]) is right
+    other_sheet = _candidate(square + 600, score=1.5, separation=0.4)  # beside it, as large
+    assert grid._choose([other_sheet, right]).corners is right.corners
+    bigger_sheet = _candidate((square - 100) * 2 + 700, score=1.5, separation=0.4)
+    assert grid._choose([right, bigger_sheet]) is bigger_sheet  # the user's sheet: the largest
+
+
+def test_faint_lattice_needs_clear_mountains() -> None:
+    assert grid._accepted(1.5, 0.0)
+    assert not grid._accepted(1.5, -0.01)  # mountains elsewhere: a lattice off by a cell
+    assert grid._accepted(0.9, 0.3) and not grid._accepted(0.9, 0.2)
+    assert grid._accepted(0.3, 0.35) and not grid._accepted(0.3, 0.25)
+    assert not grid._accepted(0.1, 0.9)
+
+
+@pytest.mark.parametrize("side", ["A", "B"])
+def test_mountains_found_under_a_shadow(side: str) -> None:
+    """Paper in a shadow is darker than half the lit paper; only the mountains are dark locally."""
+    px = 16
+    cells = np.full((11 * px, 11 * px, 3), (160, 185, 205), np.uint8)  # parchment, BGR
+    for r, c in SIDES[side].mountains:
+        cells[r * px:(r + 1) * px, c * px:(c + 1) * px] = (25, 35, 75)
+    cells[:, 6 * px:] = (cells[:, 6 * px:] * 0.45).astype(np.uint8)  # a shadow over the right part
+    dark = orient.mountain_darkness(cells, px)
+    assert orient.best_separation(dark) > 0.5
+    assert orient.shift_margin(dark, side) > 0

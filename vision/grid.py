@@ -5,12 +5,14 @@ Three steps, each checkable on its own (sheet-reference.md, "Layout"):
 1. :func:`find_grid` — quadrilateral candidates from the dark printed frame (adaptive threshold →
    contours → 4-gon and side-line fits), re-anchored on the periodic profile of the dashed cell
    lines (:func:`lattice_fit`, which also corrects a quad that followed the outer edge of the frame
-   band), refined locally, and only then checked to really be an 11 × 11 lattice
-   (:func:`lattice_score`): lens distortion and bowed paper bend lines too much for a check
+   band), refined locally (re-anchoring the homography on the snapped crossings between passes),
+   and only then checked to really be an 11 × 11 lattice (:func:`lattice_score`, and the printed
+   mountains, :func:`_accepted`): lens distortion and bowed paper bend lines too much for a check
    through one homography.
 2. :func:`refine_intersections` — the 12 × 12 printed line crossings, each snapped locally to the
-   nearest line crossing, then made a smooth field (a robust cubic surface plus small local
-   residuals) so the map follows curl without jumping to a drawn stroke.
+   nearest line crossing, then made a smooth field (a robust coarse-to-fine surface — plane,
+   quadratic, cubic — plus small local residuals) so the map follows curl without jumping to a
+   drawn stroke.
 3. :func:`sample_cells` — the canonical top-down cell area, ``PX`` pixels per grid unit, sampled
    through the bilinear interpolation of the snapped crossings (a piecewise grid remap).
 
@@ -35,6 +37,8 @@ MIN_LINE_CONTRAST = 1.2  # line/between-line profile ratio × share of lines sta
 MAX_DISPLACEMENT_U = 0.7  # a crossing moves at most this far from the global homography's guess
 WEAK_LINE_CONTRAST = 0.8  # a lattice this faint (thick marker strokes) needs the mountains to confirm it
 MOUNTAIN_CONFIRMS = 0.25  # mountain separation (vision.orient) that confirms a faint lattice
+FAINT_LINE_CONTRAST = 0.2  # lines drowned in colour shading: accepted only when …
+MOUNTAINS_CARRY = 0.3  # … the five mountains separate at least this clearly
 PRECHECK_CONTRAST = 1.1
 _FW = GEOMETRY.frame_width  # the frame band's outer line runs at −0.2 and 11.2 u
 _K = GRID / (GRID + 2 * _FW)
@@ -42,6 +46,7 @@ _K = GRID / (GRID + 2 * _FW)
 FRAME_OUTER_TO_CELLS = np.array([[_K, 0, _FW * _K], [0, _K, _FW * _K], [0, 0, 1.0]])  # global line/mid-cell profile ratio a candidate needs to be refined
 LINES = GRID + 1  # 12 printed lines each way
 LOCAL_RESIDUAL_U = 0.04  # a snap may differ this much from the smooth curl surface
+REANCHOR_SEARCH_U = (0.3, 0.2)  # searches after re-anchoring the homography on the snapped crossings
 MIN_STANDING_LINES = 6  # of the 10 inner lines each way, in the lattice check
 
 
@@ -301,50 +306,140 @@ class _Candidate:
     homography: np.ndarray  # u → small-image px
     disp: np.ndarray  # (12, 12, 2) u, local corrections on top of it
     score: float
-    area: float  # ranking: lattice area × (lattice score + 2 × mountain separation)
+    separation: float  # mountain separation (vision.orient)
+    corners: np.ndarray  # (4, 2) small-image px of the refined cell area
+
+    @property
+    def area(self) -> float:
+        return float(cv2.contourArea(self.corners.astype(np.float32)))
+
+    @property
+    def rank(self) -> float:
+        """Which sheet: lattice area × (lattice score + 2 × mountain separation)."""
+        return self.area * (min(self.score, 2.0) + 2 * max(self.separation, 0.0))
+
+    @property
+    def quality(self) -> float:
+        """Which placement of one sheet: the uncapped lattice score + 2 × mountain separation."""
+        return self.score + 2 * self.separation
+
+    def overlaps(self, other: "_Candidate") -> bool:
+        """Both candidates place the same sheet (each one's centre inside the other's cell area)."""
+        a = self.corners.astype(np.float32).reshape(-1, 1, 2)
+        b = other.corners.astype(np.float32).reshape(-1, 1, 2)
+        ca = tuple(float(v) for v in self.corners.mean(axis=0))
+        cb = tuple(float(v) for v in other.corners.mean(axis=0))
+        return cv2.pointPolygonTest(a, cb, False) > 0 and cv2.pointPolygonTest(b, ca, False) > 0
+
+
+def _accepted(score: float, separation: float) -> bool:
+    """The explicit lattice checks: printed lines, and the five mountains on whole cells.
+
+    A clear lattice (``MIN_LINE_CONTRAST``) needs the mountains not to contradict it; a faint one
+    (thick marker strokes) needs them to confirm it; lines drowned in colour shading or washed out
+    (``FAINT_LINE_CONTRAST``) are accepted only when the mountains stand out clearly.
+    """
+    if separation < 0:
+        return False  # the five mountains must be the darkest cells: no lattice off by a cell
+    if score >= MIN_LINE_CONTRAST:
+        return True
+    if score >= WEAK_LINE_CONTRAST:
+        return separation >= MOUNTAIN_CONFIRMS
+    return score >= FAINT_LINE_CONTRAST and separation >= MOUNTAINS_CARRY
+
+
+def _choose(passing: list[_Candidate]) -> _Candidate | None:
+    """The user's sheet (largest rank), placed by its best-quality candidate.
+
+    Hypotheses from one quad (cell area, frame outer line, re-anchored) overlap; one with a
+    corner a cell too far out has the larger area but fewer lines on the lattice, so among
+    candidates of the same sheet the quality decides, not the area.
+    """
+    if not passing:
+        return None
+    sheet = max(passing, key=lambda c: c.rank)
+    same = [c for c in passing if c is sheet or c.overlaps(sheet)]
+    return max(same, key=lambda c: c.quality)
+
+
+def _refine_coarse_to_fine(darkest: np.ndarray, hom: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Snap a candidate's crossings, re-anchoring the homography on them between passes.
+
+    A quad with one corner off (curl, a finger on the frame) puts that corner's crossings beyond
+    any local search; the crossings found elsewhere give a better homography, so each pass
+    reaches further into the bent corner. Returns (homography, crossings, displacement field).
+    """
+    pts, disp = refine_intersections(darkest, hom, LATTICE_PX * 2, search_u=0.4)
+    for search in REANCHOR_SEARCH_U:
+        hom = homography_from_intersections(pts)
+        prior = cv2.perspectiveTransform(pts.reshape(1, -1, 2), np.linalg.inv(hom))[0].reshape(LINES, LINES, 2)
+        pts, disp = refine_intersections(darkest, hom, LATTICE_PX * 2, prior=prior - ideal_intersections(),
+                                         search_u=search)
+    return hom, pts, disp
+
+
+def _cannot_win(quad: np.ndarray, best: _Candidate) -> bool:
+    """Whether checking ``quad`` can be skipped once ``best`` passed clearly (saves time only).
+
+    A quad around the same sheet would only re-place it, and ``best`` is already a clear lattice
+    with clear mountains; a different sheet under 0.4 of its area cannot outrank it (its rank
+    factor is at most 2 + 2 × 1, ``best``'s at least 1.2 + 2 × 0.3). Anything else is checked.
+    """
+    if best.score < MIN_LINE_CONTRAST or best.separation < MOUNTAINS_CARRY:
+        return False
+    centre = tuple(float(v) for v in quad.mean(axis=0))
+    if cv2.pointPolygonTest(best.corners.astype(np.float32).reshape(-1, 1, 2), centre, False) > 0:
+        return True
+    return cv2.contourArea(quad.astype(np.float32)) < 0.4 * best.area
+
+
+def _check_hypotheses(small: np.ndarray, darkest: np.ndarray, hypotheses: list[np.ndarray]) -> list[_Candidate]:
+    """Refine each u → small-image homography locally and keep those passing :func:`_accepted`."""
+    out = []
+    for hom in hypotheses:
+        hom, pts, disp = _refine_coarse_to_fine(darkest, hom)
+        score = lattice_score(darkest, pts)
+        if score < FAINT_LINE_CONTRAST:
+            continue
+        separation = _mountain_separation(small, pts)
+        if not _accepted(score, separation):
+            continue
+        corners = np.array([pts[0, 0], pts[0, -1], pts[-1, -1], pts[-1, 0]])
+        out.append(_Candidate(hom, disp, score, separation, corners))
+    return out
 
 
 def find_grid(image: np.ndarray, max_refined: int = 8,
               long_side: int = FIND_LONG_SIDE) -> tuple[np.ndarray, np.ndarray, float] | None:
     """The best 11 × 11 lattice in ``image``: (u → photo homography, displacement field u, score).
 
-    Works on the photo shrunk to ``FIND_LONG_SIDE``: quad candidates → lattice re-anchoring
-    (cheap pre-check) → local refinement of the best few → :func:`lattice_score`. ``None`` when no
-    candidate scores ≥ ``MIN_LINE_CONTRAST`` (or ≥ ``WEAK_LINE_CONTRAST`` with the printed mountains
-    clearly landing on whole cells). A lattice whose darkest cells are not some side's five
-    mountains is refused whatever its score: the coin track and season boxes next to the grid
-    look like a lattice one or two cells off. Among passing candidates the largest wins (the
-    user's sheet, not one lying beside it).
+    Works on the photo shrunk to ``long_side``: quad candidates → lattice re-anchoring
+    (cheap pre-check) → local refinement of the best few → :func:`lattice_score` and the
+    mountains (:func:`_accepted`). ``None`` when no candidate passes. A lattice whose darkest
+    cells are not some side's five mountains is refused whatever its score: the coin track and
+    season boxes next to the grid look like a lattice one or two cells off. Among passing
+    candidates the largest wins (the user's sheet, not one lying beside it), placed by the best
+    of its overlapping candidates (:func:`_choose`).
     """
     h, w = image.shape[:2]
     shrink = min(1.0, long_side / max(h, w))
     small = cv2.resize(image, (int(w * shrink), int(h * shrink)), interpolation=cv2.INTER_AREA) if shrink < 1 else image
     gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
     darkest = line_image(small)
-    pre: list[tuple[float, list[np.ndarray]]] = []
+    pre: list[tuple[float, np.ndarray, list[np.ndarray]]] = []
     for quad in quad_candidates(gray):
         as_cells = _quad_homography(quad)
         hom, contrast = lattice_fit(darkest, as_cells)
         if contrast >= PRECHECK_CONTRAST:
             # the quad may be the cell area, the frame band's outer line, or only near the lattice
-            pre.append((contrast, [as_cells, as_cells @ FRAME_OUTER_TO_CELLS, hom]))
+            pre.append((contrast, quad, [as_cells, as_cells @ FRAME_OUTER_TO_CELLS, hom]))
     pre.sort(key=lambda t: -t[0])
-    best: _Candidate | None = None
-    for _, hypotheses in pre[:max_refined]:
-        for hom in hypotheses:
-            pts, disp = refine_intersections(darkest, hom, LATTICE_PX * 2, search_u=0.4)
-            pts, disp = refine_intersections(darkest, hom, LATTICE_PX * 2, prior=disp, search_u=0.2)
-            score = lattice_score(darkest, pts)
-            if score < WEAK_LINE_CONTRAST:
-                continue
-            separation = _mountain_separation(small, pts)
-            if separation < 0 or (score < MIN_LINE_CONTRAST and separation < MOUNTAIN_CONFIRMS):
-                continue  # the five mountains must be the darkest cells: no lattice off by a cell
-            c = pts
-            area = cv2.contourArea(np.array([c[0, 0], c[0, -1], c[-1, -1], c[-1, 0]], np.float32))
-            rank = area * (min(score, 2.0) + 2 * max(separation, 0.0))
-            if best is None or rank > best.area:
-                best = _Candidate(hom, disp, score, rank)
+    passing: list[_Candidate] = []
+    for _, quad, hypotheses in pre[:max_refined]:
+        if passing and _cannot_win(quad, _choose(passing)):
+            continue
+        passing += _check_hypotheses(small, darkest, hypotheses)
+    best = _choose(passing)
     if best is None:
         return None
     to_full = np.diag([1.0 / shrink, 1.0 / shrink, 1.0])
@@ -414,9 +509,39 @@ def _surface_terms(i: np.ndarray, j: np.ndarray) -> np.ndarray:
     return np.stack([np.ones_like(x), x, y, x * x, x * y, y * y, x ** 3, x * x * y, x * y * y, y ** 3], axis=-1)
 
 
+def _robust_surface(values: np.ndarray, strength: np.ndarray, terms: np.ndarray) -> np.ndarray:
+    """Coefficients of a weighted surface through ``values`` that noisy snaps cannot bend.
+
+    Coarse to fine: first a plane (3 terms) by iteratively reweighted least squares (L1-like, so
+    a good share of the snaps may sit on a drawn stroke or the wrong frame line), then quadratic
+    and cubic terms, each fitted only on the snaps that agree with the previous, coarser surface;
+    a finer surface is used only when enough snaps support it. (One cubic fit through all snaps
+    let faint lines under colour shading or marker symbols bend the outer columns by half a cell.)
+    """
+    s = np.clip(strength, 0, None)
+    coef = np.zeros(terms.shape[-1])
+    if s.sum() <= 0:
+        return coef
+    w = s.copy()
+    for _ in range(6):  # plane, IRLS
+        sw = np.sqrt(w)
+        coef[:3], *_ = np.linalg.lstsq(terms[:, :3] * sw[:, None], values * sw, rcond=None)
+        w = s / np.maximum(np.abs(values - terms @ coef), 0.03)
+    for n_terms, tol in ((6, 0.15), (10, 0.08), (10, 0.06), (10, 0.06)):
+        w = np.where(np.abs(values - terms @ coef) < tol, s, 0.0)
+        if (w > 0).sum() < 3 * n_terms:
+            break
+        sw = np.sqrt(w)
+        fine = np.zeros_like(coef)
+        fine[:n_terms], *_ = np.linalg.lstsq(terms[:, :n_terms] * sw[:, None], values * sw, rcond=None)
+        coef = fine
+    return coef
+
+
 def _smoothed(disp: np.ndarray, strength: np.ndarray) -> np.ndarray:
-    """Snaps → a smooth curl field: robust weighted cubic fit over the inner crossings, plus
-    small local residuals (≤ ``LOCAL_RESIDUAL_U``) where a snap agrees with the surface.
+    """Snaps → a smooth curl field: a robust coarse-to-fine surface (:func:`_robust_surface`)
+    through the inner crossings, plus small local residuals (≤ ``LOCAL_RESIDUAL_U``) where a snap
+    agrees with the surface.
 
     The frame is a double band with ticks and mountains carry line-like drawings, so single snaps
     can jump; paper curl is smooth over the sheet. The outer ring (the frame) is taken from the
@@ -428,17 +553,7 @@ def _smoothed(disp: np.ndarray, strength: np.ndarray) -> np.ndarray:
     inner[1:-1, 1:-1] = True
     out = np.empty_like(disp)
     for k in range(2):
-        w = np.where(inner, np.clip(strength[..., k], 0, None), 0.0)
-        coef = np.zeros(terms.shape[-1])
-        for _ in range(4):
-            sw = np.sqrt(w[inner])
-            coef, *_ = np.linalg.lstsq(terms[inner] * sw[:, None], disp[..., k][inner] * sw, rcond=None)
-            res = disp[..., k] - terms @ coef
-            w_next = np.where(inner & (np.abs(res) < 0.06), np.clip(strength[..., k], 0, None), 0.0)
-            if (w_next > 0).sum() < 30:
-                break
-            w = w_next
-        surface = terms @ coef
+        surface = terms @ _robust_surface(disp[..., k][inner], strength[..., k][inner], terms[inner])
         res = disp[..., k] - surface
         keep = inner & (np.abs(res) < LOCAL_RESIDUAL_U)
         out[..., k] = surface + np.where(keep, res, 0.0)

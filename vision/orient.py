@@ -40,17 +40,26 @@ class Orientation:
 
 def mountain_darkness(cells_bgr: np.ndarray, px: int) -> np.ndarray:
     """(11, 11) fraction of each cell's inner pixels that are dark in every channel (brightest below
-    ``DARK_RATIO`` × the paper's) and not green/blue/purple-dominant: printed mountains are,
-    saturated or dark marker colours are not."""
+    ``DARK_RATIO`` × the paper's around that cell, :func:`_local_paper`) and not
+    green/blue/purple-dominant: printed mountains are, saturated or dark marker colours are not."""
     c = cells_bgr.astype(np.int16)
     gray = c.max(axis=2).astype(np.float32)
-    paper = float(np.percentile(gray, 90))
+    paper = np.repeat(np.repeat(_local_paper(gray, px), px, axis=0), px, axis=1)
     # the printed brown is red-dominant (or grey on a photocopy); dark green, blue or purple marker is not
     brownish = c[..., 2] >= np.maximum(c[..., 0], c[..., 1]) - BROWN_TOLERANCE
     dark = (gray < DARK_RATIO * paper) & brownish
     inset = max(1, px // 6)
     blocks = dark.reshape(GRID, px, GRID, px)[:, inset:px - inset, :, inset:px - inset]
     return blocks.mean(axis=(1, 3))
+
+
+def _local_paper(gray: np.ndarray, px: int) -> np.ndarray:
+    """(11, 11) paper brightness around each cell: the median over its 3 × 3 cells of each cell's
+    90th percentile, so a shadow or a light gradient over the sheet does not make paper "dark"."""
+    bright = np.percentile(gray.reshape(GRID, px, GRID, px), 90, axis=(1, 3))
+    padded = np.pad(bright, 1, mode="constant", constant_values=np.nan)
+    windows = np.lib.stride_tricks.sliding_window_view(padded, (3, 3))
+    return np.nanmedian(windows.reshape(GRID, GRID, 9), axis=2)
 
 
 def _separation(dark: np.ndarray, mountains: frozenset, skip: frozenset) -> float:
