@@ -3,6 +3,14 @@
 Coins are filled in order along the track (game-reference.md, "Coin track"), so the count is the
 ``k`` that best explains every coin's filled probability: the first ``k`` filled, the rest not.
 The posterior over ``k`` gives the count's confidence.
+
+Two feature sets live here. ``coin_track_features`` (v1, what the shipped model expects): the strip
+through the global homography at 32 px/u, disc vs ring ink measures. ``coin_track_features_v2``:
+the strip at 64 px/u following the paper's curl below the grid (``_curl_model``), snapped onto the
+printed band and coins (``refine_track``), each coin re-centred on its rim, and every coin judged
+against the track itself (its last coins, its first coin, its neighbours, the best "first k differ
+from the rest" split). v2 needs a coin classifier retrained on it (vision/train.py stacks whatever
+the feature function returns).
 """
 
 from __future__ import annotations
@@ -73,3 +81,346 @@ def count_from_probabilities(p_filled: np.ndarray) -> CoinReading:
 def coin_track_features(image: np.ndarray, upright: GridFit, paper: PaperModel, px: int = PX) -> np.ndarray:
     """(14, F) coin features for the upright grid."""
     return coin_features(coin_strip(image, upright, px), px, paper)
+
+
+# ---- v2: the track sampled at a higher resolution, following the sheet's curl -------------------
+
+COIN_PX = 64  # canonical pixels per u for the coin strip (coins are 0.38 u wide: ~24 px across)
+CURL_ROWS = (8, 9, 10, 11)  # the bottom crossing rows whose departure from the homography is extrapolated…
+CURL_DEGREE = 1  # …as a straight line in y, per grid column (found grids are too noisy for more)
+
+
+def _curl_model(intersections: np.ndarray, rows: tuple[int, ...] = CURL_ROWS, degree: int = CURL_DEGREE):
+    """u, v → photo px: the global homography plus each column's extrapolated departure from it.
+
+    The global homography through all 144 crossings misses how the paper bends below the cell area
+    (the track is 1.1–1.8 u below the last line). Per grid column, the bottom ``rows`` crossings'
+    departures from that homography are fitted as a polynomial in y and extrapolated; across x the
+    departures are interpolated linearly between columns (extended at the ends).
+    """
+    pts = np.asarray(intersections, dtype=np.float64)
+    n = pts.shape[0]
+    ideal = _ideal(n)
+    h = cv2.findHomography(ideal.reshape(-1, 2), pts.reshape(-1, 2), 0)[0]
+    last = n - 1
+    sel = list(rows)
+    resid = pts[sel] - _apply_h(h, ideal[sel])  # (len(rows), n, 2)
+    vander = np.vander(np.array(sel, dtype=np.float64) - last, degree + 1)
+    coef = np.linalg.lstsq(vander, resid.reshape(len(sel), -1), rcond=None)[0].reshape(degree + 1, n, 2)
+
+    def to_photo(u: np.ndarray, v: np.ndarray) -> np.ndarray:
+        u, v = np.asarray(u, dtype=np.float64), np.asarray(v, dtype=np.float64)
+        j = np.clip(np.floor(u).astype(int), 0, n - 2)
+        f = (u - j)[..., None]
+        powers = np.stack([(v - last) ** (degree - k) for k in range(degree + 1)], axis=-1)  # (..., degree+1)
+        ca, cb = coef[:, j], coef[:, j + 1]  # (degree+1, ..., 2)
+        pa = np.einsum("...k,k...c->...c", powers, ca)
+        pb = np.einsum("...k,k...c->...c", powers, cb)
+        return _apply_h(h, np.stack([u, v], axis=-1)) + pa * (1 - f) + pb * f
+
+    return to_photo
+
+
+def coin_strip_maps(intersections: np.ndarray, px: int = COIN_PX, rows: tuple[int, ...] = CURL_ROWS,
+                    degree: int = CURL_DEGREE) -> tuple[np.ndarray, np.ndarray]:
+    """Remap tables (map_x, map_y) for the canonical coin strip at ``px`` per u, following curl."""
+    x0, x1, y0, y1 = COIN_STRIP
+    us = x0 + (np.arange(int(round((x1 - x0) * px))) + 0.5) / px
+    vs = y0 + (np.arange(int(round((y1 - y0) * px))) + 0.5) / px
+    uu, vv = np.meshgrid(us, vs)
+    m = _curl_model(intersections, rows, degree)(uu, vv)
+    return m[..., 0].astype(np.float32), m[..., 1].astype(np.float32)
+
+
+REFINE_PX = 48  # canonical px per u of the search strip
+SECTIONS_U = ((0.85, 3.3), (2.7, 5.5), (4.9, 7.6), (7.0, 9.7), (9.1, 11.25))  # parts of the track matched on their own…
+SECTION_REACH_U = 0.1  # …this close to the whole track's match
+REFINE_REACH_U = 0.4  # largest correction searched (the curl extrapolation is rarely further off)
+
+
+def _line_response(bgr: np.ndarray, px: int) -> np.ndarray:
+    """Thin dark printed lines (band outline, coin rims) as a bright float image, in either side's colours."""
+    low = bgr.min(axis=2) if bgr.ndim == 3 else bgr
+    k = max(3, int(round(0.18 * px)) | 1)
+    resp = cv2.morphologyEx(low, cv2.MORPH_BLACKHAT, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))).astype(np.float32)
+    return resp / (np.percentile(resp, 99) + 1.0)
+
+
+def _track_template(px: int, x0: float, y0: float, w: int, h: int) -> np.ndarray:
+    """The printed band outline and coin rims / inner rings as thin lines (float, blurred)."""
+    g = GEOMETRY
+    t = np.zeros((h, w), np.uint8)
+    sh = 4  # fixed-point bits for sub-pixel drawing
+    to_px = lambda x, y: (int(round(((x - x0) * px - 0.5) * 16)), int(round(((y - y0) * px - 0.5) * 16)))  # noqa: E731
+    b = g.coin_band
+    cv2.rectangle(t, to_px(b.x0, b.y0), to_px(b.x1, b.y1), 255, 2, cv2.LINE_AA, sh)
+    for i in range(g.coin_count):
+        c = to_px(*g.coin_centre(i))
+        cv2.circle(t, c, int(round(g.coin_radius * px * 16)), 255, 2, cv2.LINE_AA, sh)
+        cv2.circle(t, c, int(round(g.coin_radius * 0.62 * px * 16)), 255, 1, cv2.LINE_AA, sh)
+    return cv2.GaussianBlur(t.astype(np.float32) / 255.0, (0, 0), 1.0)
+
+
+def refine_track(image: np.ndarray, to_photo, px: int = REFINE_PX):
+    """Shift a u, v → photo mapping so the printed band outline and coin rims land where they are printed.
+
+    The whole printed track (band outline, 14 rims and inner rings) is matched against the thin dark
+    lines of the strip sampled through ``to_photo``, within ±``REFINE_REACH_U`` vertically (found
+    grids' bottom rows can sit on the frame line, putting the extrapolated track ~0.3 u low) and
+    ±0.3 u along the track (less than half a coin pitch, so the match cannot slip by one coin).
+    Returns the corrected mapping (the input one when the match is weak).
+    """
+    g = GEOMETRY
+    ry, rx = REFINE_REACH_U, 0.3
+    b = g.coin_band
+    tx0, tx1, ty0, ty1 = b.x0 - 0.15, b.x1 + 0.15, b.y0 - 0.15, b.y1 + 0.15
+    x0, x1, y0, y1 = tx0 - rx, tx1 + rx, ty0 - ry, ty1 + ry
+    us = x0 + (np.arange(int(round((x1 - x0) * px))) + 0.5) / px
+    vs = y0 + (np.arange(int(round((y1 - y0) * px))) + 0.5) / px
+    m = to_photo(*np.meshgrid(us, vs)).astype(np.float32)
+    strip = cv2.remap(image, m[..., 0], m[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    resp = cv2.GaussianBlur(_line_response(strip, px), (0, 0), 0.7)
+    tw, th = int(round((tx1 - tx0) * px)), int(round((ty1 - ty0) * px))
+    tmpl = _track_template(px, tx0, ty0, tw, th)
+    score = cv2.matchTemplate(resp, tmpl, cv2.TM_CCOEFF_NORMED)  # (2·ry·px+1, 2·rx·px+1) offsets
+    iy, ix = np.unravel_index(int(np.argmax(score)), score.shape)
+    if score[iy, ix] < 0.15:
+        return to_photo
+    dx = (ix + _subpixel(score[iy, :], ix)) / px - rx
+    dy = (iy + _subpixel(score[:, ix], iy)) / px - ry
+    # then each part of the track (SECTIONS_U) on its own, close to the whole track's offset: follows what is
+    # left of the bend and turn
+    reach = int(round(SECTION_REACH_U * px))
+    cx, cy = ix, iy
+    knots, offs = [], []
+    for lo, hi in SECTIONS_U:
+        a, z = int(round((lo - tx0) * px)), int(round((hi - tx0) * px))
+        sub = tmpl[:, a:z]
+        ya, xa = max(0, cy - reach), max(0, cx - reach)
+        win = resp[ya:min(resp.shape[0], cy + reach + th), xa + a:min(resp.shape[1], cx + reach + z)]
+        if win.shape[0] < sub.shape[0] + 2 or win.shape[1] < sub.shape[1] + 2:
+            continue
+        s = cv2.matchTemplate(win, sub, cv2.TM_CCOEFF_NORMED)
+        jy, jx = np.unravel_index(int(np.argmax(s)), s.shape)
+        if s[jy, jx] < 0.15:
+            continue
+        knots.append((lo + hi) / 2)
+        offs.append(((xa + jx + _subpixel(s[jy, :], jx)) / px - rx, (ya + jy + _subpixel(s[:, jx], jy)) / px - ry))
+    if len(knots) >= 2:
+        k, o = np.array(knots), np.array(offs)
+        off_x = lambda u: np.interp(u, k, o[:, 0])  # noqa: E731
+        off_y = lambda u: np.interp(u, k, o[:, 1])  # noqa: E731
+    else:
+        off_x = lambda u: dx  # noqa: E731
+        off_y = lambda u: dy  # noqa: E731
+
+    def refined(u, v):
+        u = np.asarray(u, dtype=np.float64)
+        return to_photo(u + off_x(u), np.asarray(v, dtype=np.float64) + off_y(u))
+
+    return refined
+
+
+def _subpixel(s: np.ndarray, i: int) -> float:
+    """Parabolic sub-step of a peak at ``i`` of the 1-D score ``s``."""
+    if 0 < i < len(s) - 1:
+        a, b, c = float(s[i - 1]), float(s[i]), float(s[i + 1])
+        den = a - 2 * b + c
+        if den < 0:
+            return float(np.clip(0.5 * (a - c) / den, -0.5, 0.5))
+    return 0.0
+
+
+def coin_strip_v2(image: np.ndarray, upright: GridFit, px: int = COIN_PX) -> np.ndarray:
+    """The canonical coin strip at ``px`` per u: curl extrapolated from the crossings, then snapped to the print."""
+    x0, x1, y0, y1 = COIN_STRIP
+    us = x0 + (np.arange(int(round((x1 - x0) * px))) + 0.5) / px
+    vs = y0 + (np.arange(int(round((y1 - y0) * px))) + 0.5) / px
+    to_photo = refine_track(image, _curl_model(upright.intersections))
+    m = to_photo(*np.meshgrid(us, vs)).astype(np.float32)
+    return cv2.remap(image, m[..., 0], m[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def _ideal(n: int) -> np.ndarray:
+    j, i = np.meshgrid(np.arange(n, dtype=np.float64), np.arange(n, dtype=np.float64))
+    return np.stack([j, i], axis=2)
+
+
+def _apply_h(h: np.ndarray, uv: np.ndarray) -> np.ndarray:
+    p = uv @ h[:, :2].T + h[:, 2]
+    return p[..., :2] / p[..., 2:3]
+
+
+def _coin_lab(bgr01: np.ndarray) -> np.ndarray:
+    return cv2.cvtColor(np.clip(bgr01, 0, 1).astype(np.float32), cv2.COLOR_BGR2Lab)
+
+
+RECENTRE_U = 0.12  # each coin's printed rim is looked for this far around where the strip puts it
+
+
+def _recentre(strip_bgr: np.ndarray, px: int, centres: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """Each coin centre moved onto its printed rim and inner ring (what is left of the placement error).
+
+    Shifts are found per coin within ±RECENTRE_U, then replaced by the median of the coin and its
+    neighbours' shifts (a heavily marked coin alone does not drag its centre).
+    """
+    g = GEOMETRY
+    resp = _line_response(strip_bgr, px)
+    # only the inside of the band: its printed outline would pull the end coins (and any coin) onto it
+    x0, _, y0, _ = COIN_STRIP
+    b, m = g.coin_band, 0.06
+    us = x0 + (np.arange(resp.shape[1]) + 0.5) / px
+    vs = y0 + (np.arange(resp.shape[0]) + 0.5) / px
+    resp = resp * (((vs > b.y0 + m) & (vs < b.y1 - m))[:, None] & ((us > b.x0 + m) & (us < b.x1 - m))[None, :])
+    reach = max(1, int(round(RECENTRE_U * px)))
+    half = int(round(g.coin_radius * 1.3 * px))
+    size = 2 * half + 1
+    ring = np.zeros((size, size), np.float32)
+    cv2.circle(ring, (half, half), int(round(g.coin_radius * px)), 1.0, max(1, px // 32), cv2.LINE_AA)
+    cv2.circle(ring, (half, half), int(round(g.coin_radius * 0.62 * px)), 1.0, max(1, px // 48), cv2.LINE_AA)
+    ring = cv2.GaussianBlur(ring, (0, 0), px / 64)
+    shifts = []
+    for cx, cy in centres:
+        x0, y0 = int(round(cx)) - half - reach, int(round(cy)) - half - reach
+        win = np.zeros((size + 2 * reach, size + 2 * reach), np.float32)
+        ys, xs = slice(max(0, y0), min(resp.shape[0], y0 + win.shape[0])), slice(max(0, x0), min(resp.shape[1], x0 + win.shape[1]))
+        win[ys.start - y0:ys.stop - y0, xs.start - x0:xs.stop - x0] = resp[ys, xs]
+        s = cv2.matchTemplate(win, ring, cv2.TM_CCORR)
+        iy, ix = np.unravel_index(int(np.argmax(s)), s.shape)
+        shifts.append((ix - reach + (int(round(cx)) - cx), iy - reach + (int(round(cy)) - cy)))
+    sh = np.array(shifts, dtype=np.float64)
+    sm = np.array([np.median(sh[max(0, i - 1):i + 2], axis=0) for i in range(len(sh))])
+    return [(cx + dx, cy + dy) for (cx, cy), (dx, dy) in zip(centres, sm)]
+
+
+def _coin_descriptors(strip_bgr: np.ndarray, px: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per coin, measures relative to the band around it: (14, D) descriptors and (14, P, P) L patches."""
+    g = GEOMETRY
+    x0, _, y0, _ = COIN_STRIP
+    img = strip_bgr.astype(np.float32) / 255.0 + 1e-3
+    rad = g.coin_radius * px
+    half = int(round(0.36 * px))
+    centres = _recentre(strip_bgr, px, [((cx - x0) * px - 0.5, (cy - y0) * px - 0.5)
+                                        for cx, cy in (g.coin_centre(i) for i in range(g.coin_count))])
+    yy, xx = np.mgrid[-half:half + 1, -half:half + 1].astype(np.float32)
+    dist = np.hypot(xx, yy) / rad
+    ang = np.arctan2(yy, xx)
+    diag_sector = np.abs(np.sin(2 * ang)) > 0.7
+    band_ref = (dist > 1.35) & (np.abs(yy) < 0.22 * px)
+
+    def patch(a: np.ndarray, cx: float, cy: float) -> np.ndarray:
+        m = np.float32([[1, 0, cx - half], [0, 1, cy - half]])
+        return cv2.warpAffine(a, m, (2 * half + 1, 2 * half + 1), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                              borderMode=cv2.BORDER_REPLICATE)
+
+    # only inside the band: the paper beyond its two ends (next to the first and last coin) is another colour
+    b = g.coin_band
+    inside = [(xx / px > b.x0 + 0.1 - u) & (xx / px < b.x1 - 0.1 - u)
+              for u, _ in (g.coin_centre(i) for i in range(g.coin_count))]
+    # local band colour beside each coin (bright percentile, smoothed along the track) = this coin's light
+    refs = np.array([np.percentile(patch(img, cx, cy)[band_ref & ins], 80, axis=0)
+                     for (cx, cy), ins in zip(centres, inside)])
+    refs = np.array([np.median(refs[max(0, i - 1):i + 2], axis=0) for i in range(len(refs))])
+    out, patches = [], []
+    k = max(3, int(round(0.12 * px)) | 1)
+    kern = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    disc, inner = dist <= 0.85, dist <= 1.1
+    rim = (dist > 0.88) & (dist < 1.12)
+    outer = (dist > 1.2) & (dist < 1.75)
+    for (cx, cy), ref, ins in zip(centres, refs, inside):
+        rel = patch(img, cx, cy) / ref[None, None, :]
+        lab = _coin_lab(rel * 0.92)
+        L = lab[..., 0]
+        log_rel = np.log(np.clip(rel, 0.02, 3.0))
+        bh = cv2.morphologyEx(L, cv2.MORPH_BLACKHAT, kern)
+        gx = cv2.Sobel(L, cv2.CV_32F, 1, 0, ksize=3)
+        gy = cv2.Sobel(L, cv2.CV_32F, 0, 1, ksize=3)
+        e0, e90 = (gx ** 2)[inner].mean(), (gy ** 2)[inner].mean()
+        e45, e135 = (((gx + gy) ** 2) / 2)[inner].mean(), (((gx - gy) ** 2) / 2)[inner].mean()
+        tot = e0 + e90 + e45 + e135 + 1.0
+        hp = np.abs(L - cv2.GaussianBlur(L, (0, 0), 1.0 * px / 64))
+        dark = -log_rel.sum(axis=2)
+        chroma = np.hypot(lab[..., 1], lab[..., 2])
+        out.append([
+            *log_rel[disc].mean(axis=0), L[disc].mean(), lab[..., 1][disc].mean(), lab[..., 2][disc].mean(),
+            L[disc].std(), np.percentile(L[disc], 10), np.percentile(L[disc], 50), chroma[disc].mean(),
+            bh[inner].mean(), np.percentile(bh[inner], 90), np.sqrt(tot),
+            (e45 + e135 - e0 - e90) / tot, min(e45, e135) / tot, abs(e45 - e135) / tot, hp[disc].mean(),
+            dark[outer & diag_sector & ins].mean(), dark[outer & ~diag_sector & ins].mean(), L[rim].mean(),
+            bh[outer & ins].mean(),
+        ])
+        patches.append(cv2.GaussianBlur(L, (0, 0), 1.0 * px / 64))
+    return np.array(out, dtype=np.float32), np.array(patches, dtype=np.float32)
+
+
+def _patch_distances(patches: np.ndarray, template: np.ndarray, mask: np.ndarray, shift: int) -> np.ndarray:
+    """Mean |patch − template| over ``mask`` for every patch, minimised over small shifts of the template."""
+    shifted = np.stack([np.roll(template, (dy, dx), axis=(0, 1))[mask]
+                        for dy in range(-shift, shift + 1) for dx in range(-shift, shift + 1)])  # (S, M)
+    return np.abs(patches[:, mask][:, None, :] - shifted[None]).mean(axis=2).min(axis=1)
+
+
+DESCRIPTOR_NAMES = [
+    "logrel_b", "logrel_g", "logrel_r", "L", "a", "b", "L_std", "L_p10", "L_p50", "chroma",
+    "blackhat", "blackhat_p90", "gradient", "diagonal", "both_diagonals", "one_diagonal", "fine_texture",
+    "outer_dark_diagonal", "outer_dark_axis", "rim_L", "outer_blackhat",
+    "diff_last_coins", "diff_first_coin", "diff_track_median",
+]
+#: descriptors the change point looks at: colour, darkness, strokes, texture, and the patch differences
+DESCRIPTOR_CONTEXT = (0, 1, 2, 3, 5, 6, 10, 11, 12, 13, 16, 21, 22)
+CONTEXT_NAMES = ["index", "before_split", "split_k", "split_gain", "prefix_preference",
+                 "split_diff_L", "split_diff_L_std", "split_diff_blackhat", "split_diff_diagonal", "split_diff_last",
+                 "track_range_L", "track_range_blackhat", "track_range_diff_last"]
+COIN_FEATURE_NAMES_V2: list[str] = (
+    DESCRIPTOR_NAMES + [f"{n}-last3" for n in DESCRIPTOR_NAMES] + [f"{n}-median" for n in DESCRIPTOR_NAMES]
+    + [f"{n}-first" for n in DESCRIPTOR_NAMES] + [f"{n}-previous" for n in DESCRIPTOR_NAMES]
+    + [f"next-{n}" for n in DESCRIPTOR_NAMES] + CONTEXT_NAMES
+)
+
+
+def coin_features_v2(strip_bgr: np.ndarray, px: int, paper: PaperModel | None = None) -> np.ndarray:
+    """(14, F) features of each coin from the high-resolution strip, judged against the track itself.
+
+    Each coin is measured relative to the band beside it (local light), then compared with the
+    track's last coins (unmarked unless the count is 12–14), with the first coin, with its
+    neighbours, and through the best "first k differ from the rest" split of the whole track.
+    ``paper`` is accepted for the interface; the band beside each coin is the reference.
+    """
+    d, patches = _coin_descriptors(strip_bgr, px)
+    n = len(d)
+    half = patches.shape[1] // 2
+    yy, xx = np.mgrid[-half:half + 1, -half:half + 1]
+    mask = np.hypot(xx, yy) <= GEOMETRY.coin_radius * px * 1.1
+    shift = max(1, int(round(0.04 * px)))
+    tmpl_last = np.median(patches[-3:], axis=0)
+    d_last = _patch_distances(patches, tmpl_last, mask, shift)
+    d_first = _patch_distances(patches, patches[0], mask, shift)
+    d_all = _patch_distances(patches, np.median(patches, axis=0), mask, shift)
+    d = np.concatenate([d, np.stack([d_last, d_first, d_all], 1)], axis=1)
+    suffix = np.median(d[-3:], axis=0, keepdims=True)
+    med = np.median(d, axis=0, keepdims=True)
+    prev = np.vstack([d[:1], d[:-1]])
+    nxt = np.vstack([d[1:], d[-1:]])
+    # change point over a standardised subset: gain of splitting the track after k coins
+    z = d[:, list(DESCRIPTOR_CONTEXT)]
+    z = (z - z.mean(axis=0)) / (z.std(axis=0) + 1e-3 + 0.05 * np.abs(z).mean(axis=0))
+    total = float((z ** 2).sum()) + 1e-6
+    gain = np.zeros(n + 1)
+    for k in range(1, n):
+        a, b = z[:k], z[k:]
+        gain[k] = 1 - (((a - a.mean(0)) ** 2).sum() + ((b - b.mean(0)) ** 2).sum()) / total
+    kbest = int(np.argmax(gain))
+    idx = np.arange(n)
+    in_prefix = np.array([gain[i + 1:].max() - gain[:i + 1].max() for i in range(n)])
+    raw_split = d[:kbest].mean(0) - d[kbest:].mean(0) if 0 < kbest < n else np.zeros(d.shape[1])
+    context = np.column_stack([
+        idx, idx < kbest, np.full(n, kbest), np.full(n, gain[kbest]), in_prefix,
+        np.repeat(raw_split[None, [3, 6, 10, 13, d.shape[1] - 3]], n, axis=0),
+        np.repeat(np.ptp(d[:, [3, 10, d.shape[1] - 3]], axis=0)[None], n, axis=0),
+    ])
+    return np.concatenate([d, d - suffix, d - med, d - d[:1], d - prev, nxt - d, context], axis=1).astype(np.float32)
+
+
+def coin_track_features_v2(image: np.ndarray, upright: GridFit, paper: PaperModel, px: int = COIN_PX) -> np.ndarray:
+    """(14, F) v2 coin features for the upright grid: curl-following strip at ``px`` per u."""
+    return coin_features_v2(coin_strip_v2(image, upright, px), px, paper)
