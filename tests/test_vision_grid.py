@@ -150,3 +150,45 @@ def test_mountains_found_under_a_shadow(side: str) -> None:
     dark = orient.mountain_darkness(cells, px)
     assert orient.best_separation(dark) > 0.5
     assert orient.shift_margin(dark, side) > 0
+
+
+def test_outer_ring_follows_the_frame_not_the_extrapolated_surface() -> None:
+    """A bow stronger near the frame than a cubic through the inner crossings foresees: the outer
+    ring must come from the frame snaps (a few of them hidden by a finger), not the extrapolation."""
+    jj, ii = np.meshgrid(np.arange(12.0), np.arange(12.0))
+    x, y = (jj - 5.5) / 5.5, (ii - 5.5) / 5.5
+    truth = np.stack([0.2 * x ** 7, 0.15 * y ** 8 + 0.05 * x], axis=2)  # in u; large only at the edges
+    rng = np.random.default_rng(3)
+    snaps = truth + rng.normal(0, 0.005, truth.shape)
+    strength = np.full(truth.shape, 30.0)
+    snaps[0, 3:6, 1] += 0.3  # a finger over the top frame: three wrong snaps…
+    strength[0, 3:6, 1] = 10.0  # …still fairly strong
+    ring = np.ones((12, 12), bool)
+    ring[1:-1, 1:-1] = False
+    extrapolated = np.abs(grid._smoothed(snaps, strength, ring=False) - truth)[ring].max()
+    followed = np.abs(grid._smoothed(snaps, strength) - truth)[ring].max()
+    assert extrapolated > 0.1
+    assert followed < 0.05
+
+
+def test_frame_snap_takes_the_band_inner_line() -> None:
+    """The frame band is two lines 0.2 u apart; a prior nearer the outer one must still snap to
+    the inner one (the cell area's border), on all four sides."""
+    px = 40
+    h = np.array([[px, 0, 3.0 * px], [0, px, 3.0 * px], [0, 0, 1]])  # u → image px
+    img = np.full((17 * px, 17 * px), 220, np.uint8)
+    for g in range(12):  # dashed lines of the cell area
+        for t in np.arange(0, 11, 0.25):
+            a, b = (3 + t) * px, (3 + t + 0.15) * px
+            cv2.line(img, (int((3 + g) * px), int(a)), (int((3 + g) * px), int(b)), 120, 1)
+            cv2.line(img, (int(a), int((3 + g) * px)), (int(b), int((3 + g) * px)), 120, 1)
+    for d, width in ((0.0, 1), (0.2, 2)):  # inner and outer band lines
+        lo, hi = int((3 - d) * px), int((14 + d) * px)
+        cv2.rectangle(img, (lo, lo), (hi, hi), 60, width)
+    prior = np.zeros((12, 12, 2))
+    prior[:, 0, 0] = prior[0, :, 1] = -0.13  # towards the outer line on the left and top
+    prior[:, -1, 0] = prior[-1, :, 1] = 0.13  # and on the right and bottom
+    snaps, strength = grid._snap_crossings(img, h, 32, prior, 0.15)
+    ideal_offset = 0.5 / px  # pixel centres: line drawn at pixel k is at (k + 0.5) / px
+    assert np.abs(snaps[:, [0, -1], 0] - ideal_offset).max() < 0.05
+    assert np.abs(snaps[[0, -1], :, 1] - ideal_offset).max() < 0.05

@@ -369,12 +369,12 @@ def _refine_coarse_to_fine(darkest: np.ndarray, hom: np.ndarray) -> tuple[np.nda
     any local search; the crossings found elsewhere give a better homography, so each pass
     reaches further into the bent corner. Returns (homography, crossings, displacement field).
     """
-    pts, disp = refine_intersections(darkest, hom, LATTICE_PX * 2, search_u=0.4)
+    pts, disp = refine_intersections(darkest, hom, LATTICE_PX * 2, search_u=0.4, ring=False)
     for search in REANCHOR_SEARCH_U:
         hom = homography_from_intersections(pts)
         prior = cv2.perspectiveTransform(pts.reshape(1, -1, 2), np.linalg.inv(hom))[0].reshape(LINES, LINES, 2)
         pts, disp = refine_intersections(darkest, hom, LATTICE_PX * 2, prior=prior - ideal_intersections(),
-                                         search_u=search)
+                                         search_u=search, ring=False)
     return hom, pts, disp
 
 
@@ -461,19 +461,40 @@ def _peaks(profiles: np.ndarray) -> np.ndarray:
 
 
 def refine_intersections(image: np.ndarray, homography: np.ndarray, px: int = PX, prior: np.ndarray | None = None,
-                         search_u: float = 0.3) -> tuple[np.ndarray, np.ndarray]:
+                         search_u: float = 0.3, ring: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """Snap the 144 crossings to the printed lines near where ``homography`` (+ ``prior``) puts them.
 
     Returns (12, 12, 2) photo points and the displacement field in u. Each crossing is moved
     along x by the peak of the vertical line's profile and along y by the horizontal line's,
-    searching ``search_u`` around the prior; the snaps are then made a smooth field
-    (:func:`_smoothed`).
+    searching ``search_u`` around the prior; the outer ring is snapped to the frame band
+    (:func:`_snap_crossings`); the snaps are then made a smooth field (:func:`_smoothed`).
+    """
+    snapped, strength = _snap_crossings(image, homography, px, prior, search_u)
+    disp = _smoothed(snapped, strength, ring)
+    pts_u = ideal_intersections() + disp
+    pts = cv2.perspectiveTransform(pts_u.reshape(1, -1, 2), homography)[0].reshape(LINES, LINES, 2)
+    return pts, disp
+
+
+def _snap_crossings(image: np.ndarray, homography: np.ndarray, px: int, prior: np.ndarray | None,
+                    search_u: float) -> tuple[np.ndarray, np.ndarray]:
+    """Raw snaps (12, 12, 2) in u (displacement from the ideal crossing) and their strengths.
+
+    Inner crossings: the peak of each line's black-hat profile across it, averaged along both
+    arms of the line. The outer ring sits on the frame band (sheet-reference.md: a thin line on
+    the cell area's border and a thicker one ``GEOMETRY.frame_width`` outside it, ticks between):
+    the coordinate across the frame is where both band lines fit (the inner one's peak is the
+    snap, the outer one only tells which of the two it is), and the coordinate along the frame
+    comes from the dashed line's inward arm only (the ticks between the band lines are not lines
+    of the lattice).
     """
     margin = 1.2
     canon = warp_canonical(line_image(image), homography, px, -margin, -margin, GRID + margin, GRID + margin)
     lines = black_hat(canon, px // 3).astype(np.float32)
     prior = np.zeros((LINES, LINES, 2)) if prior is None else prior
     search = int(search_u * px)
+    band = int(round(GEOMETRY.frame_width * px))
+    extra = band + 2
     arm = int(0.42 * px)
     gap = int(0.08 * px)
     ideal = ideal_intersections()
@@ -481,25 +502,53 @@ def refine_intersections(image: np.ndarray, homography: np.ndarray, px: int = PX
     cx = np.round((margin + ideal[..., 0] + prior[..., 0]) * px - 0.5).astype(int).ravel()
     cy = np.round((margin + ideal[..., 1] + prior[..., 1]) * px - 0.5).astype(int).ravel()
     h, w = lines.shape
-    across = np.arange(-search, search + 1)
-    along = np.concatenate([np.arange(-arm, -gap), np.arange(gap, arm)])
-    # vertical line near each crossing: rows along it, columns across it → profile over x
-    rows = np.clip(cy[:, None, None] + along[None, :, None], 0, h - 1)
-    cols = np.clip(cx[:, None, None] + across[None, None, :], 0, w - 1)
-    prof_x = lines[rows, cols].mean(axis=1)
-    rows = np.clip(cy[:, None, None] + across[None, None, :], 0, h - 1)
-    cols = np.clip(cx[:, None, None] + along[None, :, None], 0, w - 1)
-    prof_y = lines[rows, cols].mean(axis=1)
+    across = np.arange(-search - extra, search + extra + 1)
+    half = np.arange(gap, arm)
+    profiles = []  # per axis: (profile along the negative arm, along the positive arm), over ``across``
+    for k in range(2):
+        pair = []
+        for arm_px in (-half - 1, half):
+            if k == 0:  # vertical line near each crossing: rows along it, columns across it → profile over x
+                rows = np.clip(cy[:, None, None] + arm_px[None, :, None], 0, h - 1)
+                cols = np.clip(cx[:, None, None] + across[None, None, :], 0, w - 1)
+            else:
+                rows = np.clip(cy[:, None, None] + across[None, None, :], 0, h - 1)
+                cols = np.clip(cx[:, None, None] + arm_px[None, :, None], 0, w - 1)
+            pair.append(lines[rows, cols])
+        profiles.append(pair)
     snapped = np.zeros((LINES, LINES, 2))
     strength = np.zeros((LINES, LINES, 2))
-    for k, prof, centre in ((0, prof_x, cx), (1, prof_y, cy)):
-        peak = _peaks(prof)
+    idx = np.arange(LINES)
+    for k in range(2):
+        neg, pos = profiles[k]
+        prof = np.concatenate([neg, pos], axis=1).mean(axis=1)  # (same summation order as one mean over both arms)
+        neg, pos = neg.mean(axis=1), pos.mean(axis=1)
+        centre = (cx, cy)[k]
+        # which arm to average: both inside; only the inward one on the ring rows/columns along the frame
+        along_index = (np.broadcast_to(idx[:, None], (LINES, LINES)) if k == 0
+                       else np.broadcast_to(idx[None, :], (LINES, LINES))).ravel()
+        across_index = (np.broadcast_to(idx[None, :], (LINES, LINES)) if k == 0
+                        else np.broadcast_to(idx[:, None], (LINES, LINES))).ravel()
+        prof = np.where((along_index == 0)[:, None], pos, prof)
+        prof = np.where((along_index == GRID)[:, None], neg, prof)
+        inner = prof[:, extra:extra + 2 * search + 1]
+        peak = _peaks(inner)
+        value = inner.max(axis=1)
+        # frame lines (x of columns 0 and 11, y of rows 0 and 11): the inner band line with the outer one beside it
+        for edge, outward in ((0, -1), (GRID, 1)):
+            sel = across_index == edge
+            p = prof[sel]
+            d = np.arange(extra, extra + 2 * search + 1)
+            pair_score = np.minimum(p[:, d], p[:, d + outward * band])
+            best = d[np.argmax(pair_score, axis=1)]
+            rows_sel = np.arange(len(p))
+            lo = np.clip(best - 2, 0, p.shape[1] - 5)
+            window = p[rows_sel[:, None], lo[:, None] + np.arange(5)[None, :]]
+            peak[sel] = lo - extra + _peaks(window)
+            value[sel] = pair_score.max(axis=1)
         snapped[..., k] = ((centre - search + peak + 0.5) / px - margin - ideal[..., k].ravel()).reshape(LINES, LINES)
-        strength[..., k] = (prof.max(axis=1) - np.median(prof, axis=1)).reshape(LINES, LINES)
-    disp = _smoothed(snapped, strength)
-    pts_u = ideal_intersections() + disp
-    pts = cv2.perspectiveTransform(pts_u.reshape(1, -1, 2), homography)[0].reshape(LINES, LINES, 2)
-    return pts, disp
+        strength[..., k] = (value - np.median(inner, axis=1)).reshape(LINES, LINES)
+    return snapped, strength
 
 
 def _surface_terms(i: np.ndarray, j: np.ndarray) -> np.ndarray:
@@ -538,14 +587,14 @@ def _robust_surface(values: np.ndarray, strength: np.ndarray, terms: np.ndarray)
     return coef
 
 
-def _smoothed(disp: np.ndarray, strength: np.ndarray) -> np.ndarray:
+def _smoothed(disp: np.ndarray, strength: np.ndarray, ring: bool = True) -> np.ndarray:
     """Snaps → a smooth curl field: a robust coarse-to-fine surface (:func:`_robust_surface`)
     through the inner crossings, plus small local residuals (≤ ``LOCAL_RESIDUAL_U``) where a snap
-    agrees with the surface.
+    agrees with the surface; the outer ring follows the frame band (:func:`_ring_correction`).
 
     The frame is a double band with ticks and mountains carry line-like drawings, so single snaps
-    can jump; paper curl is smooth over the sheet. The outer ring (the frame) is taken from the
-    surface alone.
+    can jump; paper curl is smooth over the sheet. The surface alone, extrapolated to the outer
+    ring, misses a bowed or distorted frame by up to half a cell.
     """
     ii, jj = np.mgrid[0:LINES, 0:LINES].astype(np.float64)
     terms = _surface_terms(ii, jj)
@@ -557,7 +606,53 @@ def _smoothed(disp: np.ndarray, strength: np.ndarray) -> np.ndarray:
         res = disp[..., k] - surface
         keep = inner & (np.abs(res) < LOCAL_RESIDUAL_U)
         out[..., k] = surface + np.where(keep, res, 0.0)
+        if ring:
+            out[..., k] += _ring_correction(res, strength[..., k], k)
     return np.clip(out, -MAX_DISPLACEMENT_U, MAX_DISPLACEMENT_U)
+
+
+RING_MIN_AGREEING = 7  # of a side's 12 snaps, within RING_AGREE_U of its smooth fit, to move that side
+RING_AGREE_U = 0.05
+RING_MAX_U = 0.35  # the ring moves at most this far from the surface's extrapolation
+RING_LOCAL_U = 0.2  # a strong frame snap may differ this much from its side's smooth fit (a curled corner)
+FINAL_PASSES = 2
+
+
+def _ring_correction(res: np.ndarray, strength: np.ndarray, k: int) -> np.ndarray:
+    """(12, 12) correction of coordinate ``k`` on the outer ring, zero inside.
+
+    ``res`` = snap − surface. Along each side of the ring a robust quadratic through the 12
+    snaps' residuals (a finger or glare may hide a few) plus local residuals where a snap agrees;
+    a side with too few agreeing snaps keeps the surface. The corners take coordinate ``k`` from
+    the side across which it is measured (the frame line, not the dashed line's end).
+    """
+    out = np.zeros((LINES, LINES))
+    t = (np.arange(LINES) - 5.5) / 5.5
+    terms = np.stack([np.ones_like(t), t, t * t], axis=1)
+    # sides along which coordinate k runs (dashed lines' inward arms) first, the frame lines last
+    along = [(0, slice(None)), (GRID, slice(None))]  # rows 0 and 11
+    frame = [(slice(None), 0), (slice(None), GRID)]  # columns 0 and 11
+    if k == 1:
+        along, frame = [(b, a) for a, b in along], [(b, a) for a, b in frame]
+    for side in along + frame:
+        r, s = res[side], np.clip(strength[side], 0, None)
+        if s.sum() <= 0:
+            continue
+        w = s.copy()
+        coef = np.zeros(3)
+        for n_terms in (1, 1, 1, 2, 2, 3, 3, 3):  # IRLS, coarse to fine
+            sw = np.sqrt(w)
+            coef = np.zeros(3)
+            coef[:n_terms], *_ = np.linalg.lstsq(terms[:, :n_terms] * sw[:, None], r * sw, rcond=None)
+            w = s / np.maximum(np.abs(r - terms @ coef), 0.02)
+        fit = terms @ coef
+        agree = np.abs(r - fit) < RING_AGREE_U
+        if agree.sum() < RING_MIN_AGREEING or np.abs(fit).max() > RING_MAX_U:
+            continue
+        strong = (s >= 0.5 * np.median(s[s > 0])) & (side in frame)
+        local = np.where(np.abs(r - fit) < np.where(strong, RING_LOCAL_U, LOCAL_RESIDUAL_U), r - fit, 0.0)
+        out[side] = fit + local
+    return out
 
 
 def fit_grid(image: np.ndarray) -> GridFit | None:
@@ -572,7 +667,9 @@ def fit_grid(image: np.ndarray) -> GridFit | None:
     if found is None:
         return None
     hom, disp, score = found
-    pts, disp = refine_intersections(line_image(image), hom, PX, prior=disp, search_u=0.15)
+    darkest = line_image(image)
+    for _ in range(FINAL_PASSES):  # the second pass reaches a frame corner the first one bent towards
+        pts, disp = refine_intersections(darkest, hom, PX, prior=disp, search_u=0.15)
     residual = float(np.median(np.linalg.norm(disp, axis=2)))
     return GridFit(pts, homography_from_intersections(pts), score, residual)
 

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import cv2
 import numpy as np
 
 from scoring.sides import SIDES
-from vision.grid import GridFit, line_image, warp_canonical
+from vision.grid import GridFit, ideal_intersections, line_image, warp_canonical
 from vision.layout import GEOMETRY, GRID
 
 BROWN_TOLERANCE = 8  # red channel may trail the larger of green/blue by this much (grey copies)
@@ -99,13 +100,25 @@ def shift_margin(dark_upright: np.ndarray, side: str) -> float:
 def coin_track_periodicity(image: np.ndarray, fit: GridFit, px: int = 16) -> float:
     """How strongly the strip where the coin track should be repeats every coin spacing (0…~1)."""
     band = GEOMETRY.coin_band
-    strip = warp_canonical(line_image(image), fit.homography, px, band.x0, band.y0, band.x1, band.y1)
+    strip = warp_canonical(line_image(image), _bottom_homography(fit), px, band.x0, band.y0, band.x1, band.y1)
     profile = strip.astype(np.float32).mean(axis=0)
     profile = profile - profile.mean()
     x = (np.arange(len(profile)) + 0.5) / px + band.x0
     phase = 2 * np.pi * (x - GEOMETRY.coin_x0) / GEOMETRY.coin_dx
     amplitude = np.hypot((profile * np.cos(phase)).sum(), (profile * np.sin(phase)).sum()) * 2 / len(profile)
     return float(amplitude / (np.abs(profile).mean() * np.pi / 2 + 1e-6))
+
+
+def _bottom_homography(fit: GridFit, rows: int = 5) -> np.ndarray:
+    """u → photo homography through the bottom ``rows`` lines of crossings only.
+
+    The coin track lies 1.4 u below the grid: a bowed sheet or lens distortion bends the whole
+    grid's homography away from it there, the crossings nearest to it do not.
+    """
+    pts = fit.intersections[-rows:].reshape(-1, 2).astype(np.float64)
+    ideal = ideal_intersections()[-rows:].reshape(-1, 2)
+    hom, _ = cv2.findHomography(ideal, pts, 0)
+    return fit.homography if hom is None else hom
 
 
 def decide_orientation(dark: np.ndarray, side: str | None = None,
