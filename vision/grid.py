@@ -201,6 +201,68 @@ def _plausible_quad(quad: np.ndarray) -> bool:
     return sides.min() > 0.3 * sides.max() and sides.min() > 20
 
 
+def _fallback_hypotheses(gray: np.ndarray) -> list[list[np.ndarray]]:
+    """u → image homographies from outlines the frame-quad search leaves out.
+
+    (a) Corner choice: a frame contour merged with a label, a finger or the coin track simplifies
+    to 5 or 6 corners; every plausible 4 of them is tried as the cell area and as the frame
+    band's outer line. (b) The paper's outline: the sheet is the bright region around the grid,
+    its box in u is ``GEOMETRY.sheet``; its long sides are the sheet's height, and each of the
+    four corner orders is tried (the pre-check and the mountains decide, a half turn included).
+    """
+    from itertools import combinations
+
+    h, w = gray.shape
+    area_min = 0.004 * h * w
+    block = max(15, (max(h, w) // 40) | 1)
+    out: list[list[np.ndarray]] = []
+    seen: list[np.ndarray] = []
+
+    def add(quad: np.ndarray, hyps) -> None:
+        side = np.sqrt(max(cv2.contourArea(quad.astype(np.float32)), 1.0))
+        if all(np.abs(quad - q).max() > 0.03 * side for q in seen):
+            seen.append(quad)
+            out.append(hyps(quad))
+
+    for c in (6, 12):
+        mask = cv2.adaptiveThreshold(gray, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, block, c)
+        mask = cv2.dilate(mask, np.ones((3, 3), np.uint8))
+        contours, _ = cv2.findContours(mask, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+        for cnt in sorted(contours, key=cv2.contourArea, reverse=True)[:20]:
+            if cv2.contourArea(cnt) < 4 * area_min:
+                break
+            hull = cv2.convexHull(cnt)
+            peri = cv2.arcLength(hull, True)
+            for eps in (0.01, 0.02, 0.04):
+                approx = cv2.approxPolyDP(hull, eps * peri, True).reshape(-1, 2)
+                if 5 <= len(approx) <= 6:
+                    for idx in combinations(range(len(approx)), 4):
+                        quad = order_corners(approx[list(idx)])
+                        if _plausible_quad(quad):
+                            add(quad, lambda q: [_quad_homography(q), _quad_homography(q) @ FRAME_OUTER_TO_CELLS])
+    # the paper: bright against the table
+    _, bright = cv2.threshold(cv2.GaussianBlur(gray, (5, 5), 0), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    bright = cv2.morphologyEx(bright, cv2.MORPH_CLOSE, np.ones((15, 15), np.uint8))
+    contours, _ = cv2.findContours(bright, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    sheet = GEOMETRY.sheet
+    box = np.array([[sheet.x0, sheet.y0], [sheet.x1, sheet.y0], [sheet.x1, sheet.y1], [sheet.x0, sheet.y1]], np.float32)
+    for cnt in sorted(contours, key=cv2.contourArea, reverse=True)[:3]:
+        if cv2.contourArea(cnt) < 0.05 * h * w:
+            break
+        hull = cv2.convexHull(cnt)
+        peri = cv2.arcLength(hull, True)
+        for eps in (0.02, 0.04, 0.07):
+            approx = cv2.approxPolyDP(hull, eps * peri, True).reshape(-1, 2)
+            if len(approx) == 4:
+                quad = order_corners(approx)
+                if _plausible_quad(quad):
+                    for k in range(4):
+                        turned = np.roll(quad, -k, axis=0).astype(np.float32)
+                        out.append([cv2.getPerspectiveTransform(box, turned)])
+                break
+    return out
+
+
 # ---- lattice check -------------------------------------------------------------------------
 def warp_canonical(image: np.ndarray, homography: np.ndarray, px: int, x0: float, y0: float,
                    x1: float, y1: float) -> np.ndarray:
@@ -393,8 +455,15 @@ def _cannot_win(quad: np.ndarray, best: _Candidate) -> bool:
     return cv2.contourArea(quad.astype(np.float32)) < 0.4 * best.area
 
 
-def _check_hypotheses(small: np.ndarray, darkest: np.ndarray, hypotheses: list[np.ndarray]) -> list[_Candidate]:
-    """Refine each u → small-image homography locally and keep those passing :func:`_accepted`."""
+def _check_hypotheses(small: np.ndarray, darkest: np.ndarray, hypotheses: list[np.ndarray],
+                      strict: bool = False) -> list[_Candidate]:
+    """Refine each u → small-image homography locally and keep those passing :func:`_accepted`.
+
+    ``strict`` (the fallback sources, whose outlines are further from the grid): the mountains
+    must confirm the lattice clearly (separation ≥ ``MOUNTAINS_CARRY``) whatever its line score,
+    and the lines must not be faint; a wrong outline refined into a lattice stretched over a few
+    cells can still show lines.
+    """
     out = []
     for hom in hypotheses:
         hom, pts, disp = _refine_coarse_to_fine(darkest, hom)
@@ -404,13 +473,15 @@ def _check_hypotheses(small: np.ndarray, darkest: np.ndarray, hypotheses: list[n
         separation = _mountain_separation(small, pts)
         if not _accepted(score, separation):
             continue
+        if strict and (separation < MOUNTAINS_CARRY or score < WEAK_LINE_CONTRAST):
+            continue
         corners = np.array([pts[0, 0], pts[0, -1], pts[-1, -1], pts[-1, 0]])
         out.append(_Candidate(hom, disp, score, separation, corners))
     return out
 
 
-def find_grid(image: np.ndarray, max_refined: int = 8,
-              long_side: int = FIND_LONG_SIDE) -> tuple[np.ndarray, np.ndarray, float] | None:
+def find_grid(image: np.ndarray, max_refined: int = 8, long_side: int = FIND_LONG_SIDE,
+              fallback: bool = False) -> tuple[np.ndarray, np.ndarray, float] | None:
     """The best 11 × 11 lattice in ``image``: (u → photo homography, displacement field u, score).
 
     Works on the photo shrunk to ``long_side``: quad candidates → lattice re-anchoring
@@ -427,7 +498,7 @@ def find_grid(image: np.ndarray, max_refined: int = 8,
     gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
     darkest = line_image(small)
     pre: list[tuple[float, np.ndarray, list[np.ndarray]]] = []
-    for quad in quad_candidates(gray):
+    for quad in ([] if fallback else quad_candidates(gray)):
         as_cells = _quad_homography(quad)
         hom, contrast = lattice_fit(darkest, as_cells)
         if contrast >= PRECHECK_CONTRAST:
@@ -439,6 +510,16 @@ def find_grid(image: np.ndarray, max_refined: int = 8,
         if passing and _cannot_win(quad, _choose(passing)):
             continue
         passing += _check_hypotheses(small, darkest, hypotheses)
+    if fallback:
+        # the second source, tried only when the frame quads gave nothing at either size
+        more = []
+        for hypotheses in _fallback_hypotheses(gray):
+            hom, contrast = lattice_fit(darkest, hypotheses[0])
+            if contrast >= PRECHECK_CONTRAST:
+                more.append((contrast, hypotheses + [hom]))
+        more.sort(key=lambda t: -t[0])
+        for _, hypotheses in more[:max_refined]:
+            passing += _check_hypotheses(small, darkest, hypotheses, strict=True)
     best = _choose(passing)
     if best is None:
         return None
@@ -469,7 +550,7 @@ def refine_intersections(image: np.ndarray, homography: np.ndarray, px: int = PX
     searching ``search_u`` around the prior; the outer ring is snapped to the frame band
     (:func:`_snap_crossings`); the snaps are then made a smooth field (:func:`_smoothed`).
     """
-    snapped, strength = _snap_crossings(image, homography, px, prior, search_u)
+    snapped, strength = _snap_crossings(image, homography, px, prior, search_u, ring)
     disp = _smoothed(snapped, strength, ring)
     pts_u = ideal_intersections() + disp
     pts = cv2.perspectiveTransform(pts_u.reshape(1, -1, 2), homography)[0].reshape(LINES, LINES, 2)
@@ -477,7 +558,7 @@ def refine_intersections(image: np.ndarray, homography: np.ndarray, px: int = PX
 
 
 def _snap_crossings(image: np.ndarray, homography: np.ndarray, px: int, prior: np.ndarray | None,
-                    search_u: float) -> tuple[np.ndarray, np.ndarray]:
+                    search_u: float, ring: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """Raw snaps (12, 12, 2) in u (displacement from the ideal crossing) and their strengths.
 
     Inner crossings: the peak of each line's black-hat profile across it, averaged along both
@@ -486,7 +567,8 @@ def _snap_crossings(image: np.ndarray, homography: np.ndarray, px: int, prior: n
     the coordinate across the frame is where both band lines fit (the inner one's peak is the
     snap, the outer one only tells which of the two it is), and the coordinate along the frame
     comes from the dashed line's inward arm only (the ticks between the band lines are not lines
-    of the lattice).
+    of the lattice). Without ``ring`` the outer ring is snapped like the inner crossings (the
+    candidate search, which takes the ring from the surface and needs the time).
     """
     margin = 1.2
     canon = warp_canonical(line_image(image), homography, px, -margin, -margin, GRID + margin, GRID + margin)
@@ -494,7 +576,7 @@ def _snap_crossings(image: np.ndarray, homography: np.ndarray, px: int, prior: n
     prior = np.zeros((LINES, LINES, 2)) if prior is None else prior
     search = int(search_u * px)
     band = int(round(GEOMETRY.frame_width * px))
-    extra = band + 2
+    extra = band + 2 if ring else 0
     arm = int(0.42 * px)
     gap = int(0.08 * px)
     ideal = ideal_intersections()
@@ -504,38 +586,34 @@ def _snap_crossings(image: np.ndarray, homography: np.ndarray, px: int, prior: n
     h, w = lines.shape
     across = np.arange(-search - extra, search + extra + 1)
     half = np.arange(gap, arm)
-    profiles = []  # per axis: (profile along the negative arm, along the positive arm), over ``across``
-    for k in range(2):
-        pair = []
-        for arm_px in (-half - 1, half):
-            if k == 0:  # vertical line near each crossing: rows along it, columns across it → profile over x
-                rows = np.clip(cy[:, None, None] + arm_px[None, :, None], 0, h - 1)
-                cols = np.clip(cx[:, None, None] + across[None, None, :], 0, w - 1)
-            else:
-                rows = np.clip(cy[:, None, None] + across[None, None, :], 0, h - 1)
-                cols = np.clip(cx[:, None, None] + arm_px[None, :, None], 0, w - 1)
-            pair.append(lines[rows, cols])
-        profiles.append(pair)
+    both = np.concatenate([-half[::-1] - 1, half])  # both arms: the negative one first
     snapped = np.zeros((LINES, LINES, 2))
     strength = np.zeros((LINES, LINES, 2))
     idx = np.arange(LINES)
     for k in range(2):
-        neg, pos = profiles[k]
-        prof = np.concatenate([neg, pos], axis=1).mean(axis=1)  # (same summation order as one mean over both arms)
-        neg, pos = neg.mean(axis=1), pos.mean(axis=1)
+        if k == 0:  # vertical line near each crossing: rows along it, columns across it → profile over x
+            rows = np.clip(cy[:, None, None] + both[None, :, None], 0, h - 1)
+            cols = np.clip(cx[:, None, None] + across[None, None, :], 0, w - 1)
+        else:
+            rows = np.clip(cy[:, None, None] + across[None, None, :], 0, h - 1)
+            cols = np.clip(cx[:, None, None] + both[None, :, None], 0, w - 1)
+        samples = lines[rows, cols]
+        prof = samples.mean(axis=1)
         centre = (cx, cy)[k]
         # which arm to average: both inside; only the inward one on the ring rows/columns along the frame
         along_index = (np.broadcast_to(idx[:, None], (LINES, LINES)) if k == 0
                        else np.broadcast_to(idx[None, :], (LINES, LINES))).ravel()
         across_index = (np.broadcast_to(idx[None, :], (LINES, LINES)) if k == 0
                         else np.broadcast_to(idx[:, None], (LINES, LINES))).ravel()
-        prof = np.where((along_index == 0)[:, None], pos, prof)
-        prof = np.where((along_index == GRID)[:, None], neg, prof)
+        if ring:
+            neg, pos = samples[:, :len(half)].mean(axis=1), samples[:, len(half):].mean(axis=1)
+            prof = np.where((along_index == 0)[:, None], pos, prof)
+            prof = np.where((along_index == GRID)[:, None], neg, prof)
         inner = prof[:, extra:extra + 2 * search + 1]
         peak = _peaks(inner)
         value = inner.max(axis=1)
         # frame lines (x of columns 0 and 11, y of rows 0 and 11): the inner band line with the outer one beside it
-        for edge, outward in ((0, -1), (GRID, 1)):
+        for edge, outward in (((0, -1), (GRID, 1)) if ring else ()):
             sel = across_index == edge
             p = prof[sel]
             d = np.arange(extra, extra + 2 * search + 1)
@@ -664,11 +742,15 @@ def fit_grid(image: np.ndarray) -> GridFit | None:
     found = find_grid(image)
     if found is None and max(image.shape[:2]) > FIND_LONG_SIDE:
         found = find_grid(image, long_side=FIND_LONG_SIDE_RETRY)
+    if found is None:  # the slower second source, only now: the common path stays as fast
+        found = find_grid(image, fallback=True)
+    if found is None and max(image.shape[:2]) > FIND_LONG_SIDE:
+        found = find_grid(image, long_side=FIND_LONG_SIDE_RETRY, fallback=True)
     if found is None:
         return None
     hom, disp, score = found
     darkest = line_image(image)
-    for _ in range(FINAL_PASSES):  # the second pass reaches a frame corner the first one bent towards
+    for _ in range(FINAL_PASSES):  # a second pass reaches a frame corner the first one bent towards
         pts, disp = refine_intersections(darkest, hom, PX, prior=disp, search_u=0.15)
     residual = float(np.median(np.linalg.norm(disp, axis=2)))
     return GridFit(pts, homography_from_intersections(pts), score, residual)
