@@ -209,3 +209,26 @@ def test_fallback_finds_a_grid_whose_frame_outline_is_broken(seed: int) -> None:
     cell_px = np.median(np.linalg.norm(np.diff(truth, axis=1), axis=2))
     error_u = min(np.linalg.norm(np.rot90(fit.intersections, k, axes=(0, 1)) - truth, axis=2).max() for k in range(4)) / cell_px
     assert error_u < 0.1
+
+
+def test_thin_line_check_sees_the_lattice_under_thick_marker_symbols() -> None:
+    """Marker symbols in the cells' middles drown the dashed lines in the median profile at
+    ``LATTICE_PX``; at ``THIN_PX`` with a thin black-hat the lattice stands out, a placement half
+    a cell off does not, and the rescue takes only candidates the mountains do not contradict."""
+    photo, truth = warped_sheet("A", 0, seed=7, tilt=30.0)
+    hom = grid.homography_from_intersections(truth)
+    ii, jj = np.mgrid[0:11, 0:11] + 0.5
+    centres = cv2.perspectiveTransform(np.stack([jj, ii], -1).reshape(1, -1, 2).astype(np.float64), hom)[0]
+    cell = np.linalg.norm(truth[0, 1] - truth[0, 0])
+    marked = photo.copy()
+    for c in centres:  # a thick ring and a cross in every cell, like the marker-symbols style
+        cv2.circle(marked, tuple(int(v) for v in c), int(0.28 * cell), (30, 30, 40), max(2, int(0.12 * cell)))
+        cv2.line(marked, tuple(int(v) for v in c - 0.3 * cell), tuple(int(v) for v in c + 0.3 * cell),
+                 (30, 30, 40), max(2, int(0.12 * cell)))
+    half = cv2.perspectiveTransform((grid.ideal_intersections() + 0.5).reshape(1, -1, 2), hom)[0].reshape(12, 12, 2)
+    assert grid.thin_line_score(marked, truth) >= grid.MIN_LINE_CONTRAST
+    assert grid.thin_line_score(marked, half) < grid.WEAK_LINE_CONTRAST
+    found = grid._thin_line_rescue(marked, [(hom, truth, np.zeros((12, 12, 2)), False),
+                                            (hom, half, np.zeros((12, 12, 2)), False)])
+    assert found is not None and found[2] >= grid.MIN_LINE_CONTRAST
+    assert grid._thin_line_rescue(marked, [(hom, half, np.zeros((12, 12, 2)), False)]) is None

@@ -347,6 +347,38 @@ def lattice_score(image: np.ndarray, intersections: np.ndarray, px: int = LATTIC
     return min(scores)
 
 
+THIN_PX = 48  # canonical pixels per unit of the thin-line check (the rescue of symbol-heavy sheets)
+THIN_KERNEL_U = 0.1  # black-hat width there: the 0.03 u printed lines pass, thick marker strokes cancel
+THIN_ON_U = 0.06  # a line's darkness: the profile's maximum within this of where the crossings put it
+THIN_MAX_RESCUED = 12  # best thin-line candidates whose mountains are then checked
+
+
+def thin_line_score(image: np.ndarray, intersections: np.ndarray, px: int = THIN_PX) -> float:
+    """:func:`lattice_score` on a thin-line image: for sheets crowded with marker symbols.
+
+    At ``LATTICE_PX`` the 0.03 u dashed lines are half a pixel and the black-hat keeps the thick
+    marker strokes too, whose medians then drown the lines (symbols sit in the cells' middles).
+    Rectified at ``px`` pixels per unit from the full photo with a ``THIN_KERNEL_U`` black-hat,
+    only strokes thinner than a tenth of a cell remain; each line's darkness is the profile's
+    maximum within ``THIN_ON_U`` (snaps drift a little on these sheets). Same score formula.
+    """
+    mx, my = cell_area_maps(intersections, px)
+    canon = cv2.remap(line_image(image), mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    lines = black_hat(canon, int(THIN_KERNEL_U * px)).astype(np.float32)
+    near = np.arange(-int(THIN_ON_U * px), int(THIN_ON_U * px) + 1)
+    scores = []
+    for profile in (np.median(lines, axis=0), np.median(lines, axis=1)):
+        smooth = cv2.GaussianBlur(profile.astype(np.float32).reshape(1, -1), (0, 0), 0.03 * px).ravel()
+        xs = np.arange(len(smooth))
+        on = smooth[np.clip(np.arange(1, GRID)[:, None] * px + near[None, :], 0, len(smooth) - 1)].max(axis=1)
+        off = np.interp((np.arange(GRID) + 0.5) * px - 0.5, xs, smooth)
+        step = 0.5 * (np.median(on) - np.median(off))
+        standing = ((on - off[:-1] > step) & (on - off[1:] > step)).sum()
+        contrast = (np.median(on) + 1.0) / (np.median(off) + 1.0)
+        scores.append(float(contrast * standing / (GRID - 1)) if step > 0 else 0.0)
+    return min(scores)
+
+
 def _mountain_separation(image: np.ndarray, intersections: np.ndarray) -> float:
     """How cleanly some side's five printed mountains sit on whole cells of this lattice (vision.orient)."""
     from vision.orient import best_separation, mountain_darkness  # orient builds on this module
@@ -456,7 +488,7 @@ def _cannot_win(quad: np.ndarray, best: _Candidate) -> bool:
 
 
 def _check_hypotheses(small: np.ndarray, darkest: np.ndarray, hypotheses: list[np.ndarray],
-                      strict: bool = False) -> list[_Candidate]:
+                      strict: bool = False, rejected: list | None = None) -> list[_Candidate]:
     """Refine each u → small-image homography locally and keep those passing :func:`_accepted`.
 
     ``strict`` (the fallback sources, whose outlines are further from the grid): the mountains
@@ -468,12 +500,11 @@ def _check_hypotheses(small: np.ndarray, darkest: np.ndarray, hypotheses: list[n
     for hom in hypotheses:
         hom, pts, disp = _refine_coarse_to_fine(darkest, hom)
         score = lattice_score(darkest, pts)
-        if score < FAINT_LINE_CONTRAST:
-            continue
-        separation = _mountain_separation(small, pts)
-        if not _accepted(score, separation):
-            continue
-        if strict and (separation < MOUNTAINS_CARRY or score < WEAK_LINE_CONTRAST):
+        separation = _mountain_separation(small, pts) if score >= FAINT_LINE_CONTRAST else None
+        if (separation is None or not _accepted(score, separation)
+                or (strict and (separation < MOUNTAINS_CARRY or score < WEAK_LINE_CONTRAST))):
+            if rejected is not None:  # for the thin-line rescue (fit_grid), judged only if nothing passes
+                rejected.append((hom, pts, disp, strict))
             continue
         corners = np.array([pts[0, 0], pts[0, -1], pts[-1, -1], pts[-1, 0]])
         out.append(_Candidate(hom, disp, score, separation, corners))
@@ -481,7 +512,7 @@ def _check_hypotheses(small: np.ndarray, darkest: np.ndarray, hypotheses: list[n
 
 
 def find_grid(image: np.ndarray, max_refined: int = 8, long_side: int = FIND_LONG_SIDE,
-              fallback: bool = False) -> tuple[np.ndarray, np.ndarray, float] | None:
+              fallback: bool = False, rejected: list | None = None) -> tuple[np.ndarray, np.ndarray, float] | None:
     """The best 11 × 11 lattice in ``image``: (u → photo homography, displacement field u, score).
 
     Works on the photo shrunk to ``long_side``: quad candidates → lattice re-anchoring
@@ -490,7 +521,8 @@ def find_grid(image: np.ndarray, max_refined: int = 8, long_side: int = FIND_LON
     cells are not some side's five mountains is refused whatever its score: the coin track and
     season boxes next to the grid look like a lattice one or two cells off. Among passing
     candidates the largest wins (the user's sheet, not one lying beside it), placed by the best
-    of its overlapping candidates (:func:`_choose`).
+    of its overlapping candidates (:func:`_choose`). Refined candidates that fail the checks are
+    appended to ``rejected`` (full-photo homography, crossings and displacement, strict) if given.
     """
     h, w = image.shape[:2]
     shrink = min(1.0, long_side / max(h, w))
@@ -498,6 +530,7 @@ def find_grid(image: np.ndarray, max_refined: int = 8, long_side: int = FIND_LON
     gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
     darkest = line_image(small)
     pre: list[tuple[float, np.ndarray, list[np.ndarray]]] = []
+    here: list = []
     for quad in ([] if fallback else quad_candidates(gray)):
         as_cells = _quad_homography(quad)
         hom, contrast = lattice_fit(darkest, as_cells)
@@ -509,7 +542,7 @@ def find_grid(image: np.ndarray, max_refined: int = 8, long_side: int = FIND_LON
     for _, quad, hypotheses in pre[:max_refined]:
         if passing and _cannot_win(quad, _choose(passing)):
             continue
-        passing += _check_hypotheses(small, darkest, hypotheses)
+        passing += _check_hypotheses(small, darkest, hypotheses, rejected=here)
     if fallback:
         # the second source, tried only when the frame quads gave nothing at either size
         more = []
@@ -519,11 +552,13 @@ def find_grid(image: np.ndarray, max_refined: int = 8, long_side: int = FIND_LON
                 more.append((contrast, hypotheses + [hom]))
         more.sort(key=lambda t: -t[0])
         for _, hypotheses in more[:max_refined]:
-            passing += _check_hypotheses(small, darkest, hypotheses, strict=True)
+            passing += _check_hypotheses(small, darkest, hypotheses, strict=True, rejected=here)
+    to_full = np.diag([1.0 / shrink, 1.0 / shrink, 1.0])
+    if rejected is not None:
+        rejected += [(to_full @ hom, pts / shrink, disp, strict) for hom, pts, disp, strict in here]
     best = _choose(passing)
     if best is None:
         return None
-    to_full = np.diag([1.0 / shrink, 1.0 / shrink, 1.0])
     return to_full @ best.homography, best.disp, best.score
 
 
@@ -733,19 +768,50 @@ def _ring_correction(res: np.ndarray, strength: np.ndarray, k: int) -> np.ndarra
     return out
 
 
+def _thin_line_rescue(image: np.ndarray, rejected: list) -> tuple[np.ndarray, np.ndarray, float] | None:
+    """The best rejected candidate whose lattice stands out on thin lines (:func:`thin_line_score`).
+
+    Sheets crowded with marker symbols fail :func:`lattice_score`; this runs only when every
+    search found nothing. The same checks apply with the thin-line score in place of the line
+    score (:func:`_accepted`: mountains never darker elsewhere, i.e. no lattice off by a cell; a
+    weak lattice, under ``MIN_LINE_CONTRAST``, needs them to confirm it), but no faint one (under
+    ``WEAK_LINE_CONTRAST``) is rescued, and the fallback sources still need the mountains to
+    confirm clearly.
+    """
+    passing: list[_Candidate] = []
+    pre = []
+    darkest = line_image(image)
+    for hom, pts, disp, strict in rejected:
+        corners = np.array([pts[0, 0], pts[0, -1], pts[-1, -1], pts[-1, 0]])
+        pre.append((thin_line_score(darkest, pts), hom, pts, disp, corners, strict))
+    pre.sort(key=lambda t: -t[0])
+    for score, hom, pts, disp, corners, strict in pre[:THIN_MAX_RESCUED]:
+        if score < WEAK_LINE_CONTRAST:
+            break
+        separation = _mountain_separation(image, pts)
+        if not _accepted(score, separation) or (strict and separation < MOUNTAINS_CARRY):
+            continue
+        passing.append(_Candidate(hom, disp, score, separation, corners))
+    best = _choose(passing)
+    return None if best is None else (best.homography, best.disp, best.score)
+
+
 def fit_grid(image: np.ndarray) -> GridFit | None:
     """Find, check and refine the grid in a decoded photo; ``None`` when there is none.
 
     The search runs at ``FIND_LONG_SIDE`` first and, if nothing is found, once more at
     ``FIND_LONG_SIDE_RETRY`` (a sheet small in the frame has cells of a dozen pixels at the first).
     """
-    found = find_grid(image)
+    rejected: list = []
+    found = find_grid(image, rejected=rejected)
     if found is None and max(image.shape[:2]) > FIND_LONG_SIDE:
-        found = find_grid(image, long_side=FIND_LONG_SIDE_RETRY)
+        found = find_grid(image, long_side=FIND_LONG_SIDE_RETRY, rejected=rejected)
     if found is None:  # the slower second source, only now: the common path stays as fast
-        found = find_grid(image, fallback=True)
+        found = find_grid(image, fallback=True, rejected=rejected)
     if found is None and max(image.shape[:2]) > FIND_LONG_SIDE:
-        found = find_grid(image, long_side=FIND_LONG_SIDE_RETRY, fallback=True)
+        found = find_grid(image, long_side=FIND_LONG_SIDE_RETRY, fallback=True, rejected=rejected)
+    if found is None:  # last: the refined candidates that failed, judged on thin lines only
+        found = _thin_line_rescue(image, rejected)
     if found is None:
         return None
     hom, disp, score = found
