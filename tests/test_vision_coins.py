@@ -54,7 +54,7 @@ def flat_sheet(side: str, marked: int, seed: int) -> tuple[np.ndarray, np.ndarra
 
 def features(image: np.ndarray, pts: np.ndarray) -> np.ndarray:
     fit = GridFit(pts, homography_from_intersections(pts), 0.0, 0.0)
-    return coins.coin_features_v2(coins.coin_strip_v2(image, fit), coins.COIN_PX)
+    return coins.coin_features(coins.coin_strip(image, fit), coins.COIN_PX)
 
 
 @pytest.fixture(scope="module")
@@ -77,10 +77,10 @@ def test_refine_snaps_an_offset_track_back_onto_the_print(marked_sheet):
 
 def test_v2_features_see_where_the_marks_stop(marked_sheet):
     image, pts = marked_sheet
-    strip = coins.coin_strip_v2(image, GridFit(pts, homography_from_intersections(pts), 0.0, 0.0))
+    strip = coins.coin_strip(image, GridFit(pts, homography_from_intersections(pts), 0.0, 0.0))
     assert strip.shape == (int(round(0.9 * coins.COIN_PX)), int(round(10.5 * coins.COIN_PX)), 3)
     f = features(image, pts)
-    names = coins.COIN_FEATURE_NAMES_V2
+    names = coins.COIN_FEATURE_NAMES
     assert f.shape == (GEOMETRY.coin_count, len(names))
     assert np.isfinite(f).all()
     assert f[0, names.index("split_k")] == 5
@@ -89,7 +89,7 @@ def test_v2_features_see_where_the_marks_stop(marked_sheet):
 
 
 def test_v2_features_of_a_blank_track_stay_small():
-    names = coins.COIN_FEATURE_NAMES_V2
+    names = coins.COIN_FEATURE_NAMES
     blank = features(*flat_sheet("B", 0, 4))[:, names.index("diff_last_coins")]
     marked = features(*flat_sheet("B", 3, 4))[:, names.index("diff_last_coins")]
     assert blank.max() < marked[:3].min()  # blank coins all look alike; marked ones do not

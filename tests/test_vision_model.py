@@ -16,8 +16,10 @@ needs_model = pytest.mark.skipif(not MODEL_FILE.exists(), reason="no trained mod
 def test_model_loads_and_is_small() -> None:
     model = load_model()
     assert MODEL_FILE.stat().st_size < 5 * 1024 * 1024
-    assert model.cells.n_features_in_ == len(CELL_FEATURE_NAMES)
-    assert len(model.cells.classes_) == len(CELL_CLASSES)
+    assert len(model.shape) == 2
+    for net in model.shape:
+        assert net.n_features_in_ == len(CELL_FEATURE_NAMES)
+        assert len(net.classes_) == len(CELL_CLASSES)
     assert 0.0 < model.low_confidence_below < 1.0
 
 
@@ -37,7 +39,18 @@ def test_untrusted_types_are_refused(tmp_path) -> None:
     import skops.io as sio
 
     bad = tmp_path / "bad.skops"
-    bad.write_bytes(sio.dumps({"cells": datetime.timedelta(days=1), "coins": None}))
+    bad.write_bytes(sio.dumps({"shape": [datetime.timedelta(days=1)], "coins": None}))
     assert "datetime.timedelta" not in TRUSTED_TYPES
     with pytest.raises(Exception, match="[Uu]ntrusted"):
         load_model(bad, tmp_path / "none.json")
+
+
+def test_an_older_model_file_asks_for_retraining(tmp_path) -> None:
+    import skops.io as sio
+
+    from vision.classify import ModelMissingError
+
+    old = tmp_path / "old.skops"
+    old.write_bytes(sio.dumps({"cells": None, "coins": None}))
+    with pytest.raises(ModelMissingError, match="cartographers train"):
+        load_model(old, tmp_path / "none.json")

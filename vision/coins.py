@@ -4,13 +4,13 @@ Coins are filled in order along the track (game-reference.md, "Coin track"), so 
 ``k`` that best explains every coin's filled probability: the first ``k`` filled, the rest not.
 The posterior over ``k`` gives the count's confidence.
 
-Two feature sets live here. ``coin_track_features`` (v1, what the shipped model expects): the strip
-through the global homography at 32 px/u, disc vs ring ink measures. ``coin_track_features_v2``:
-the strip at 64 px/u following the paper's curl below the grid (``_curl_model``), snapped onto the
-printed band and coins (``refine_track``), each coin re-centred on its rim, and every coin judged
-against the track itself (its last coins, its first coin, its neighbours, the best "first k differ
-from the rest" split). v2 needs a coin classifier retrained on it (vision/train.py stacks whatever
-the feature function returns).
+The strip is sampled at 64 px/u following the paper's curl below the grid (``_curl_model``:
+the bottom crossing rows' departure from the homography, extrapolated), then snapped onto the
+printed band and coin rims (``refine_track``, never further than half a coin spacing, so it
+cannot slip by a coin); each coin is re-centred on its rim and judged against the track itself —
+its last coins (unmarked unless the count is 12–14), its first coin, its neighbours, and the best
+"first k differ from the rest" split — because a mark is easiest to see next to an unmarked coin
+under the same light (``coin_features``).
 """
 
 from __future__ import annotations
@@ -20,35 +20,11 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.features import REFERENCE_PAPER_BGR, PaperModel, _ink_measures, _lab
-from vision.grid import GridFit, PX, warp_canonical
+from vision.features import PaperModel
+from vision.grid import GridFit
 from vision.layout import GEOMETRY
 
 COIN_STRIP = (0.9, 11.4, 12.0, 12.9)  # x0, x1, y0, y1 in u: the coin track with a little margin
-
-
-def coin_features(strip_bgr: np.ndarray, px: int, paper: PaperModel) -> np.ndarray:
-    """(14, F) features of each printed coin in the canonical coin strip, each also relative to the track median."""
-    x0, _, y0, _ = COIN_STRIP
-    ref = paper.at(np.array(GEOMETRY.coin_y - 0.5), np.array(5.0)).astype(np.float32)
-    lab = _lab(strip_bgr.astype(np.float32) / 255.0 / ref * REFERENCE_PAPER_BGR)
-    strokes = cv2.morphologyEx(lab[..., 0], cv2.MORPH_BLACKHAT,
-                               cv2.getStructuringElement(cv2.MORPH_RECT, (px // 4 | 1, px // 4 | 1)))
-    h, w = lab.shape[:2]
-    yy, xx = np.mgrid[0:h, 0:w]
-    u = (xx + 0.5) / px + x0
-    v = (yy + 0.5) / px + y0
-    rows = []
-    for i in range(GEOMETRY.coin_count):
-        cx, cy = GEOMETRY.coin_centre(i)
-        dist = np.hypot(u - cx, v - cy)
-        disc = dist <= GEOMETRY.coin_radius * 0.9
-        ring = (dist > GEOMETRY.coin_radius * 1.2) & (dist < GEOMETRY.coin_radius * 1.8)
-        d_feats = [f[0] for f in _ink_measures(lab[disc][None], strokes[disc][None])]
-        r_feats = [f[0] for f in _ink_measures(lab[ring][None], strokes[ring][None])]
-        rows.append(d_feats + [d - r for d, r in zip(d_feats[:10], r_feats[:10])])
-    arr = np.array(rows, dtype=np.float32)
-    return np.concatenate([arr, arr - np.median(arr, axis=0, keepdims=True)], axis=1)
 
 
 @dataclass(frozen=True)
@@ -58,12 +34,6 @@ class CoinReading:
     count: int
     confidence: float
     filled_probability: tuple[float, ...]
-
-
-def coin_strip(image: np.ndarray, upright: GridFit, px: int = PX) -> np.ndarray:
-    """The canonical strip holding the coin track, from the upright grid's homography."""
-    x0, x1, y0, y1 = COIN_STRIP
-    return warp_canonical(image, upright.homography, px, x0, y0, x1, y1)
 
 
 def count_from_probabilities(p_filled: np.ndarray) -> CoinReading:
@@ -78,12 +48,7 @@ def count_from_probabilities(p_filled: np.ndarray) -> CoinReading:
     return CoinReading(k, float(post[k]), tuple(float(v) for v in p))
 
 
-def coin_track_features(image: np.ndarray, upright: GridFit, paper: PaperModel, px: int = PX) -> np.ndarray:
-    """(14, F) coin features for the upright grid."""
-    return coin_features(coin_strip(image, upright, px), px, paper)
-
-
-# ---- v2: the track sampled at a higher resolution, following the sheet's curl -------------------
+# ---- the track sampled at a high resolution, following the sheet's curl ----------------------
 
 COIN_PX = 64  # canonical pixels per u for the coin strip (coins are 0.38 u wide: ~24 px across)
 CURL_ROWS = (8, 9, 10, 11)  # the bottom crossing rows whose departure from the homography is extrapolated…
@@ -231,7 +196,7 @@ def _subpixel(s: np.ndarray, i: int) -> float:
     return 0.0
 
 
-def coin_strip_v2(image: np.ndarray, upright: GridFit, px: int = COIN_PX) -> np.ndarray:
+def coin_strip(image: np.ndarray, upright: GridFit, px: int = COIN_PX) -> np.ndarray:
     """The canonical coin strip at ``px`` per u: curl extrapolated from the crossings, then snapped to the print."""
     x0, x1, y0, y1 = COIN_STRIP
     us = x0 + (np.arange(int(round((x1 - x0) * px))) + 0.5) / px
@@ -371,14 +336,14 @@ DESCRIPTOR_CONTEXT = (0, 1, 2, 3, 5, 6, 10, 11, 12, 13, 16, 21, 22)
 CONTEXT_NAMES = ["index", "before_split", "split_k", "split_gain", "prefix_preference",
                  "split_diff_L", "split_diff_L_std", "split_diff_blackhat", "split_diff_diagonal", "split_diff_last",
                  "track_range_L", "track_range_blackhat", "track_range_diff_last"]
-COIN_FEATURE_NAMES_V2: list[str] = (
+COIN_FEATURE_NAMES: list[str] = (
     DESCRIPTOR_NAMES + [f"{n}-last3" for n in DESCRIPTOR_NAMES] + [f"{n}-median" for n in DESCRIPTOR_NAMES]
     + [f"{n}-first" for n in DESCRIPTOR_NAMES] + [f"{n}-previous" for n in DESCRIPTOR_NAMES]
     + [f"next-{n}" for n in DESCRIPTOR_NAMES] + CONTEXT_NAMES
 )
 
 
-def coin_features_v2(strip_bgr: np.ndarray, px: int, paper: PaperModel | None = None) -> np.ndarray:
+def coin_features(strip_bgr: np.ndarray, px: int, paper: PaperModel | None = None) -> np.ndarray:
     """(14, F) features of each coin from the high-resolution strip, judged against the track itself.
 
     Each coin is measured relative to the band beside it (local light), then compared with the
@@ -421,6 +386,6 @@ def coin_features_v2(strip_bgr: np.ndarray, px: int, paper: PaperModel | None = 
     return np.concatenate([d, d - suffix, d - med, d - d[:1], d - prev, nxt - d, context], axis=1).astype(np.float32)
 
 
-def coin_track_features_v2(image: np.ndarray, upright: GridFit, paper: PaperModel, px: int = COIN_PX) -> np.ndarray:
-    """(14, F) v2 coin features for the upright grid: curl-following strip at ``px`` per u."""
-    return coin_features_v2(coin_strip_v2(image, upright, px), px, paper)
+def coin_track_features(image: np.ndarray, upright: GridFit, paper: PaperModel, px: int = COIN_PX) -> np.ndarray:
+    """(14, F) coin features for the upright grid: curl-following strip at ``px`` per u."""
+    return coin_features(coin_strip(image, upright, px), px, paper)

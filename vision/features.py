@@ -15,11 +15,16 @@ import cv2
 import numpy as np
 
 from scoring.sides import SIDES
-from vision.layout import GEOMETRY, GRID, PALETTES
+from vision.layout import GRID, PALETTES
 
 REFERENCE_PAPER_BGR = np.array(PALETTES["A"].paper[::-1], dtype=np.float32) / 255.0
 HUE_BINS = 8
 ORIENTATION_BINS = 6
+HOG_REGIONS = 4  # shape: a 4 × 4 grid of gradient-orientation histograms per cell …
+HOG_BINS = 8  # … of 8 unsigned orientations each
+HOG_NOISE = 200.0  # added to the histogram norm so an empty cell's paper grain stays near zero
+THUMB = 7  # shape: the cell's darkness shrunk to 7 × 7
+THUMB_MAX_DL = 60.0  # darkness (ΔL) at which a thumbnail pixel saturates
 CHROMA_INK = 8.0  # Lab chroma distance from the paper that counts as coloured ink
 
 
@@ -110,7 +115,39 @@ CELL_FEATURE_NAMES: list[str] = (
     + [f"orient{b}" for b in range(ORIENTATION_BINS)] + ["grad_mean"]
     + [f"block{k}" for k in range(9)]
     + ["ruin", "side_b", "sheet_coloured_p50", "sheet_coloured_p90", "sheet_dL_p50"]
+    + [f"hog{k // HOG_BINS}_{k % HOG_BINS}" for k in range(HOG_REGIONS * HOG_REGIONS * HOG_BINS)]
+    + [f"thumb{k}" for k in range(THUMB * THUMB)]
 )
+
+
+def _pool(a: np.ndarray, px: int, inset: int, n: int, how: str = "sum") -> np.ndarray:
+    """Per cell, the inner part of ``a`` (H, W, ...) pooled into n × n regions → (121, n·n·...)."""
+    step = (px - 2 * inset) // n
+    rest = a.shape[2:]
+    blocks = a.reshape(GRID, px, GRID, px, *rest)[:, inset:inset + step * n, :, inset:inset + step * n]
+    blocks = blocks.reshape(GRID, n, step, GRID, n, step, *rest)
+    pooled = blocks.sum(axis=(2, 5)) if how == "sum" else blocks.mean(axis=(2, 5))
+    return np.moveaxis(pooled, 2, 1).reshape(GRID * GRID, -1)
+
+
+def shape_features(darkness: np.ndarray, gx: np.ndarray, gy: np.ndarray, px: int) -> np.ndarray:
+    """(121, 177) what the strokes look like: a HOG-style 4 × 4 × 8 orientation histogram of the
+    lightness gradient (a tree, a house, waves and a face differ there, whatever the pencil's
+    colour) and the darkness shrunk to 7 × 7 (where in the cell the ink sits)."""
+    mag = np.hypot(gx, gy)
+    pos = np.mod(np.arctan2(gy, gx), np.pi) / np.pi * HOG_BINS - 0.5
+    low = np.floor(pos)
+    w_high = (pos - low).astype(np.float32)
+    low = low.astype(np.int64) % HOG_BINS
+    bins = np.zeros(mag.shape + (HOG_BINS,), np.float32)  # each pixel votes into its two nearest bins
+    np.put_along_axis(bins, low[..., None], (mag * (1 - w_high))[..., None], axis=2)
+    high = (low + 1) % HOG_BINS
+    np.put_along_axis(bins, high[..., None], np.take_along_axis(bins, high[..., None], axis=2) + (mag * w_high)[..., None], axis=2)
+    inset = 2
+    hog = _pool(bins, px, inset, HOG_REGIONS)
+    hog /= np.linalg.norm(hog, axis=1, keepdims=True) + HOG_NOISE
+    thumb = _pool(np.clip(darkness, 0, THUMB_MAX_DL) / THUMB_MAX_DL, px, inset, THUMB, "mean")
+    return np.concatenate([hog, thumb], axis=1)
 
 
 def cell_features(cells_bgr: np.ndarray, side: str, px: int) -> tuple[np.ndarray, PaperModel]:
@@ -158,4 +195,5 @@ def cell_features(cells_bgr: np.ndarray, side: str, px: int) -> tuple[np.ndarray
     feats.append(np.full(GRID * GRID, np.percentile(coloured[drawable], 50)))
     feats.append(np.full(GRID * GRID, np.percentile(coloured[drawable], 90)))
     feats.append(np.full(GRID * GRID, np.percentile(feats[0][drawable], 50)))
-    return np.stack(feats, axis=1).astype(np.float32), paper
+    shape = shape_features(REFERENCE_LAB[0] - lab[..., 0], gx, gy, px)
+    return np.concatenate([np.stack(feats, axis=1), shape], axis=1).astype(np.float32), paper
