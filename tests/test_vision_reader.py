@@ -17,9 +17,10 @@ from vision.train import grid_error_u, truth_sheet
 
 needs_model = pytest.mark.skipif(not MODEL_FILE.exists(), reason="no trained model in models/")
 
-# The shipped model reads ~95 % of cells right on the benchmark (docs/reader.md); a single photo
-# can be worse, a broken pipeline is far worse (a constant "empty" scores ~55 %).
-MIN_PHOTO_ACCURACY = 0.75
+# The shipped model reads ~98 % of cells right on the benchmark (docs/reader.md); a single small,
+# shadowed photo can be worse (seed 50_000_020 reads 85 %), a broken pipeline is far worse (a
+# constant "empty" scores ~55 %, the previous hand-feature model 75–95 %).
+MIN_PHOTO_ACCURACY = 0.8
 
 # benchmark-range seeds (never used in training); small photos keep the test fast
 PHOTO_SEEDS = [50_000_003, 50_000_011, 50_000_020]
