@@ -324,6 +324,17 @@ def lattice_fit(gray_small: np.ndarray, quad_to_u: np.ndarray) -> tuple[np.ndarr
     return quad_to_u @ fix, min(cx, cy)
 
 
+def _profile_score(on: np.ndarray, off: np.ndarray) -> float:
+    """(line / mid-cell contrast) × (share of the 10 inner lines darker than both neighbouring
+    mid-cells by half the median difference), from the profile at the lines and mid-cells."""
+    step = 0.5 * (np.median(on) - np.median(off))
+    if step <= 0:
+        return 0.0
+    standing = ((on - off[:-1] > step) & (on - off[1:] > step)).sum()
+    contrast = (np.median(on) + 1.0) / (np.median(off) + 1.0)
+    return float(contrast * standing / (GRID - 1))
+
+
 def lattice_score(image: np.ndarray, intersections: np.ndarray, px: int = LATTICE_PX) -> float:
     """How surely the refined crossings sit on an 11 × 11 lattice of printed lines.
 
@@ -340,10 +351,7 @@ def lattice_score(image: np.ndarray, intersections: np.ndarray, px: int = LATTIC
         xs = np.arange(len(smooth))
         on = np.interp(np.arange(1, GRID) * px - 0.5, xs, smooth)
         off = np.interp((np.arange(GRID) + 0.5) * px - 0.5, xs, smooth)
-        step = 0.5 * (np.median(on) - np.median(off))
-        standing = ((on - off[:-1] > step) & (on - off[1:] > step)).sum()
-        contrast = (np.median(on) + 1.0) / (np.median(off) + 1.0)
-        scores.append(float(contrast * standing / (GRID - 1)) if step > 0 else 0.0)
+        scores.append(_profile_score(on, off))
     return min(scores)
 
 
@@ -372,10 +380,7 @@ def thin_line_score(image: np.ndarray, intersections: np.ndarray, px: int = THIN
         xs = np.arange(len(smooth))
         on = smooth[np.clip(np.arange(1, GRID)[:, None] * px + near[None, :], 0, len(smooth) - 1)].max(axis=1)
         off = np.interp((np.arange(GRID) + 0.5) * px - 0.5, xs, smooth)
-        step = 0.5 * (np.median(on) - np.median(off))
-        standing = ((on - off[:-1] > step) & (on - off[1:] > step)).sum()
-        contrast = (np.median(on) + 1.0) / (np.median(off) + 1.0)
-        scores.append(float(contrast * standing / (GRID - 1)) if step > 0 else 0.0)
+        scores.append(_profile_score(on, off))
     return min(scores)
 
 
