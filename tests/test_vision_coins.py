@@ -1,4 +1,4 @@
-"""The coin track v2: curl-following placement, snapping to the print, and per-coin evidence."""
+"""The coin track: curl-following placement, snapping to the print, per-coin evidence, and the track as the witness of which way up side A lies."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from scoring.sheet import Sheet
 from vision import coins
 from vision.grid import GridFit, homography_from_intersections
 from vision.layout import GEOMETRY
-from vision.synth import draw_sheet
+from vision.synth import draw_sheet, make_photo
 
 PX_PER_U = 40
 COIN_U = np.array([GEOMETRY.coin_centre(i) for i in range(GEOMETRY.coin_count)])
@@ -93,3 +93,21 @@ def test_v2_features_of_a_blank_track_stay_small():
     blank = features(*flat_sheet("B", 0, 4))[:, names.index("diff_last_coins")]
     marked = features(*flat_sheet("B", 3, 4))[:, names.index("diff_last_coins")]
     assert blank.max() < marked[:3].min()  # blank coins all look alike; marked ones do not
+
+
+@pytest.mark.parametrize("seed", [50_000_041, 50_000_042])
+def test_the_coin_track_tells_a_half_turn_of_side_a(seed: int) -> None:
+    """Side A's mountains are the same upside down; the printed track below the grid is not."""
+    from vision.load import load_photo
+    from vision.reader import read_photo
+
+    photo = make_photo(seed, side="A", megapixels=2.0, condition={"glare": 0.0, "second_sheet": False})
+    loaded = load_photo(photo.jpeg)
+    pts = np.asarray(photo.truth["intersections"], float) / loaded.scale
+    upright = GridFit(pts, homography_from_intersections(pts), 0.0, 0.0)
+    right = coins.track_match(loaded.image, upright)
+    turned = coins.track_match(loaded.image, upright.rotated(2))
+    assert right > 0.4 and right > turned + 0.2
+    reading = read_photo(photo.jpeg)
+    assert reading.side == "A" and not reading.orientation["upside_down_doubt"]
+    assert not any("upside down" in w for w in reading.warnings)

@@ -37,6 +37,7 @@ class Orientation:
     separation: float  # how clearly the 5 mountains stand out (0…1)
     margin: float  # separation minus the runner-up hypothesis's
     shift_margin: float  # separation minus the best one-cell-shifted layout's (> 0: no shift)
+    upside_down_doubt: bool = False  # side A only: the printed coin track matches better above the grid
 
 
 def mountain_darkness(cells_bgr: np.ndarray, px: int) -> np.ndarray:

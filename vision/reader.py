@@ -10,7 +10,7 @@ of the photo as the user sees it (EXIF orientation applied, full resolution).
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import cv2
@@ -20,7 +20,7 @@ from scoring.sheet import Sheet
 from scoring.sides import SIDES
 from scoring.terrain import Terrain
 from vision.classify import CELL_CLASSES, ReaderModel, default_model
-from vision.coins import CoinReading, coin_track_features, count_from_probabilities
+from vision.coins import CoinReading, coin_track_features, count_from_probabilities, track_match
 from vision.features import cell_features
 from vision.grid import PX, GridFit, fit_grid, line_image, sample_cells
 from vision.layout import GRID
@@ -95,6 +95,10 @@ def _orient(image: np.ndarray, fit: GridFit, cells: np.ndarray, side: str | None
     lines = line_image(image)
     coin_ev = [coin_track_periodicity(lines, fit.rotated(k)) for k in range(4)]
     orientation, scores = decide_orientation(dark, side, coin_ev)
+    if orientation.side == "A":  # its mountains are the same after a half turn: a second witness
+        k = orientation.quarter_turns
+        if track_match(image, fit.rotated(k + 2)) > track_match(image, fit.rotated(k)):
+            orientation = replace(orientation, upside_down_doubt=True)
     if side is not None:
         other = max(s for (name, _), s in scores.items() if name != side)
         if other - scores[(side, orientation.quarter_turns)] > WRONG_SIDE_MARGIN:
@@ -153,8 +157,8 @@ def read_image(loaded: LoadedPhoto, side: str | None = None, model: ReaderModel 
     threshold = model.low_confidence_below
     low = [(r, c) for (r, c) in drawable if confidence[r][c] < threshold]
     warnings = _warnings(loaded, upright, cells, orientation, low, coins, threshold)
-    if orientation.shift_margin <= 0 or orientation.separation < MIN_SEPARATION:
-        low = list(drawable)  # the grid may be misplaced: nothing is sure
+    if orientation.shift_margin <= 0 or orientation.separation < MIN_SEPARATION or orientation.upside_down_doubt:
+        low = list(drawable)  # the grid may be misplaced or upside down: nothing is sure
     sheet = Sheet(orientation.side, tuple(tuple(row) for row in grid_terrain), coins.count)
     s = loaded.scale
     pts = upright.intersections * s
@@ -168,6 +172,7 @@ def read_image(loaded: LoadedPhoto, side: str | None = None, model: ReaderModel 
         coin_probabilities=list(coins.filled_probability),
         orientation={"quarter_turns": orientation.quarter_turns, "separation": round(orientation.separation, 3),
                      "margin": round(orientation.margin, 3), "shift_margin": round(orientation.shift_margin, 3),
+                     "upside_down_doubt": orientation.upside_down_doubt,
                      "lattice_contrast": round(fit.lattice_score, 3)},
         seconds=time.perf_counter() - start,
     )
@@ -195,6 +200,9 @@ def _warnings(loaded: LoadedPhoto, upright: GridFit, cells: np.ndarray, orientat
         out.append("the printed mountains are hard to see: side and orientation may be wrong")
     if orientation.shift_margin <= 0:
         out.append("the grid may be shifted by a cell: every cell is flagged; retake the photo")
+    if orientation.upside_down_doubt:
+        out.append("the sheet may be upside down (the coin track is unclear): every cell is flagged; "
+                   "retake the photo with the whole coin track in view")
     if low:
         out.append(f"{len(low)} cell(s) read with confidence below {threshold:.3f}: check them")
     if coins.confidence < 0.8:
