@@ -204,7 +204,7 @@ def _warnings(loaded: LoadedPhoto, upright: GridFit, cells: np.ndarray, orientat
         out.append("the sheet may be upside down (the coin track is unclear): every cell is flagged; "
                    "retake the photo with the whole coin track in view")
     if low:
-        out.append(f"{len(low)} cell(s) read with confidence below {threshold:.3f}: check them")
+        out.append(f"{len(low)} cell(s) read with confidence below {threshold:.2%}: check them")
     if coins.confidence < 0.8:
         out.append(f"coin count {coins.count} is uncertain ({coins.confidence:.0%})")
     return out
