@@ -43,7 +43,7 @@ class TrainConfig:
     """How the shipped model is made (recorded in models/reader.json)."""
 
     seed: int = 1
-    photos: int = 1200
+    photos: int = 1500
     holdout_style_family: str = "marker"
     holdout_background_family: str = "cloth"
     max_megapixels: float = 2.5  # features are taken on the rectified sheet; bigger photos add time only
