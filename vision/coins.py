@@ -86,17 +86,6 @@ def _curl_model(intersections: np.ndarray, rows: tuple[int, ...] = CURL_ROWS, de
     return to_photo
 
 
-def coin_strip_maps(intersections: np.ndarray, px: int = COIN_PX, rows: tuple[int, ...] = CURL_ROWS,
-                    degree: int = CURL_DEGREE) -> tuple[np.ndarray, np.ndarray]:
-    """Remap tables (map_x, map_y) for the canonical coin strip at ``px`` per u, following curl."""
-    x0, x1, y0, y1 = COIN_STRIP
-    us = x0 + (np.arange(int(round((x1 - x0) * px))) + 0.5) / px
-    vs = y0 + (np.arange(int(round((y1 - y0) * px))) + 0.5) / px
-    uu, vv = np.meshgrid(us, vs)
-    m = _curl_model(intersections, rows, degree)(uu, vv)
-    return m[..., 0].astype(np.float32), m[..., 1].astype(np.float32)
-
-
 REFINE_PX = 48  # canonical px per u of the search strip
 SECTIONS_U = ((0.85, 3.3), (2.7, 5.5), (4.9, 7.6), (7.0, 9.7), (9.1, 11.25))  # parts of the track matched on their own…
 SECTION_REACH_U = 0.1  # …this close to the whole track's match
@@ -126,6 +115,21 @@ def _track_template(px: int, x0: float, y0: float, w: int, h: int) -> np.ndarray
     return cv2.GaussianBlur(t.astype(np.float32) / 255.0, (0, 0), 1.0)
 
 
+def _track_search(image: np.ndarray, to_photo, px: int) -> tuple[np.ndarray, np.ndarray]:
+    """(thin-line response of the strip around the coin track, the printed track's template) for
+    matching within ±``REFINE_REACH_U`` across and ±0.3 u along the track."""
+    ry, rx = REFINE_REACH_U, 0.3
+    b = GEOMETRY.coin_band
+    tx0, tx1, ty0, ty1 = b.x0 - 0.15, b.x1 + 0.15, b.y0 - 0.15, b.y1 + 0.15
+    us = tx0 - rx + (np.arange(int(round((tx1 - tx0 + 2 * rx) * px))) + 0.5) / px
+    vs = ty0 - ry + (np.arange(int(round((ty1 - ty0 + 2 * ry) * px))) + 0.5) / px
+    m = to_photo(*np.meshgrid(us, vs)).astype(np.float32)
+    strip = cv2.remap(image, m[..., 0], m[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    resp = cv2.GaussianBlur(_line_response(strip, px), (0, 0), 0.7)
+    tmpl = _track_template(px, tx0, ty0, int(round((tx1 - tx0) * px)), int(round((ty1 - ty0) * px)))
+    return resp, tmpl
+
+
 def refine_track(image: np.ndarray, to_photo, px: int = REFINE_PX):
     """Shift a u, v → photo mapping so the printed band outline and coin rims land where they are printed.
 
@@ -135,18 +139,10 @@ def refine_track(image: np.ndarray, to_photo, px: int = REFINE_PX):
     ±0.3 u along the track (less than half a coin pitch, so the match cannot slip by one coin).
     Returns the corrected mapping (the input one when the match is weak).
     """
-    g = GEOMETRY
     ry, rx = REFINE_REACH_U, 0.3
-    b = g.coin_band
-    tx0, tx1, ty0, ty1 = b.x0 - 0.15, b.x1 + 0.15, b.y0 - 0.15, b.y1 + 0.15
-    x0, x1, y0, y1 = tx0 - rx, tx1 + rx, ty0 - ry, ty1 + ry
-    us = x0 + (np.arange(int(round((x1 - x0) * px))) + 0.5) / px
-    vs = y0 + (np.arange(int(round((y1 - y0) * px))) + 0.5) / px
-    m = to_photo(*np.meshgrid(us, vs)).astype(np.float32)
-    strip = cv2.remap(image, m[..., 0], m[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    resp = cv2.GaussianBlur(_line_response(strip, px), (0, 0), 0.7)
-    tw, th = int(round((tx1 - tx0) * px)), int(round((ty1 - ty0) * px))
-    tmpl = _track_template(px, tx0, ty0, tw, th)
+    tx0 = GEOMETRY.coin_band.x0 - 0.15
+    resp, tmpl = _track_search(image, to_photo, px)
+    th = tmpl.shape[0]
     score = cv2.matchTemplate(resp, tmpl, cv2.TM_CCOEFF_NORMED)  # (2·ry·px+1, 2·rx·px+1) offsets
     iy, ix = np.unravel_index(int(np.argmax(score)), score.shape)
     if score[iy, ix] < 0.15:
@@ -398,13 +394,5 @@ def track_match(image: np.ndarray, fit: GridFit, px: int = REFINE_PX) -> float:
 
     Side A's mountains look the same after a half turn: the reader compares this for both turns.
     """
-    b = GEOMETRY.coin_band
-    ry, rx = REFINE_REACH_U, 0.3
-    tx0, tx1, ty0, ty1 = b.x0 - 0.15, b.x1 + 0.15, b.y0 - 0.15, b.y1 + 0.15
-    us = tx0 - rx + (np.arange(int(round((tx1 - tx0 + 2 * rx) * px))) + 0.5) / px
-    vs = ty0 - ry + (np.arange(int(round((ty1 - ty0 + 2 * ry) * px))) + 0.5) / px
-    m = _curl_model(fit.intersections)(*np.meshgrid(us, vs)).astype(np.float32)
-    strip = cv2.remap(image, m[..., 0], m[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    resp = cv2.GaussianBlur(_line_response(strip, px), (0, 0), 0.7)
-    tmpl = _track_template(px, tx0, ty0, int(round((tx1 - tx0) * px)), int(round((ty1 - ty0) * px)))
+    resp, tmpl = _track_search(image, _curl_model(fit.intersections), px)
     return float(cv2.matchTemplate(resp, tmpl, cv2.TM_CCOEFF_NORMED).max())
