@@ -20,8 +20,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.features import PaperModel
-from vision.grid import GridFit
+from vision.features import PaperModel, _lab
+from vision.grid import GridFit, homography_from_intersections, ideal_intersections
 from vision.layout import GEOMETRY
 
 COIN_STRIP = (0.9, 11.4, 12.0, 12.9)  # x0, x1, y0, y1 in u: the coin track with a little margin
@@ -65,8 +65,8 @@ def _curl_model(intersections: np.ndarray, rows: tuple[int, ...] = CURL_ROWS, de
     """
     pts = np.asarray(intersections, dtype=np.float64)
     n = pts.shape[0]
-    ideal = _ideal(n)
-    h = cv2.findHomography(ideal.reshape(-1, 2), pts.reshape(-1, 2), 0)[0]
+    ideal = ideal_intersections()
+    h = homography_from_intersections(pts)
     last = n - 1
     sel = list(rows)
     resid = pts[sel] - _apply_h(h, ideal[sel])  # (len(rows), n, 2)
@@ -202,18 +202,10 @@ def coin_strip(image: np.ndarray, upright: GridFit, px: int = COIN_PX) -> np.nda
     return cv2.remap(image, m[..., 0], m[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
-def _ideal(n: int) -> np.ndarray:
-    j, i = np.meshgrid(np.arange(n, dtype=np.float64), np.arange(n, dtype=np.float64))
-    return np.stack([j, i], axis=2)
-
-
 def _apply_h(h: np.ndarray, uv: np.ndarray) -> np.ndarray:
+    """u, v arrays of any shape (…, 2) through the homography ``h``."""
     p = uv @ h[:, :2].T + h[:, 2]
     return p[..., :2] / p[..., 2:3]
-
-
-def _coin_lab(bgr01: np.ndarray) -> np.ndarray:
-    return cv2.cvtColor(np.clip(bgr01, 0, 1).astype(np.float32), cv2.COLOR_BGR2Lab)
 
 
 RECENTRE_U = 0.12  # each coin's printed rim is looked for this far around where the strip puts it
@@ -290,7 +282,7 @@ def _coin_descriptors(strip_bgr: np.ndarray, px: int) -> tuple[np.ndarray, np.nd
     outer = (dist > 1.2) & (dist < 1.75)
     for (cx, cy), ref, ins in zip(centres, refs, inside):
         rel = patch(img, cx, cy) / ref[None, None, :]
-        lab = _coin_lab(rel * 0.92)
+        lab = _lab(rel * 0.92)
         L = lab[..., 0]
         log_rel = np.log(np.clip(rel, 0.02, 3.0))
         bh = cv2.morphologyEx(L, cv2.MORPH_BLACKHAT, kern)
