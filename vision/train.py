@@ -85,8 +85,8 @@ def allowed_backgrounds(cfg: TrainConfig) -> list[str]:
     return [b for fam, names in BACKGROUND_FAMILIES.items() if fam != cfg.holdout_background_family for b in names]
 
 
-def _cell_samples(cells_bgr: np.ndarray, sheet: Sheet) -> tuple[np.ndarray, np.ndarray, list, object]:
-    """Features, labels and (row, col) of the drawable cells of one rectified cell area."""
+def _cell_samples(cells_bgr: np.ndarray, sheet: Sheet) -> tuple[np.ndarray, np.ndarray, object]:
+    """Features and labels of the drawable cells of one rectified cell area, and its paper model."""
     feats, paper = cell_features(cells_bgr, sheet.side, PX)
     index = {t: i for i, t in enumerate(CELL_CLASSES)}
     where, labels = [], []
@@ -94,7 +94,7 @@ def _cell_samples(cells_bgr: np.ndarray, sheet: Sheet) -> tuple[np.ndarray, np.n
         if t in index:
             where.append((r, c))
             labels.append(index[t])
-    return feats[[r * GRID + c for r, c in where]], np.array(labels), where, paper
+    return feats[[r * GRID + c for r, c in where]], np.array(labels), paper
 
 
 def photo_samples(args: tuple[int, str, str, float]) -> dict:
@@ -113,7 +113,7 @@ def photo_samples(args: tuple[int, str, str, float]) -> dict:
     true_pts = np.asarray(truth["intersections"], float) / loaded.scale
     true_fit = GridFit(true_pts, homography_from_intersections(true_pts), 0.0, 0.0)
     copies = [_cell_samples(sample_cells(loaded.image, true_fit), sheet)]
-    coin_fit, paper, status = true_fit, copies[0][3], "found"
+    coin_fit, paper, status = true_fit, copies[0][2], "found"
     try:
         located = locate(loaded)
         err = grid_error_u(located.upright.intersections * loaded.scale, truth["intersections"])
@@ -121,12 +121,12 @@ def photo_samples(args: tuple[int, str, str, float]) -> dict:
             status = "grid or orientation wrong"
         else:
             copies.append(_cell_samples(located.cells, sheet))
-            coin_fit, paper = located.upright, copies[1][3]
+            coin_fit, paper = located.upright, copies[1][2]
     except PhotoError as e:
         status = e.code
     coin_feats = coin_track_features(loaded.image, coin_fit, paper)
     coin_labels = (np.arange(len(coin_feats)) < int(truth.get("coins", sheet.coins))).astype(int)
-    return {"seed": photo_seed, "status": status, "copies": [(x, y, where) for x, y, where, _ in copies],
+    return {"seed": photo_seed, "status": status, "copies": [(x, y) for x, y, _ in copies],
             "Xc": coin_feats, "yc": coin_labels, "style": style}
 
 
@@ -161,7 +161,7 @@ def fit_cells(photos: list[dict], cfg: TrainConfig, log=print) -> list:
     for h in (0, 1):
         t0 = time.time()
         half = [x for p in photos if p["seed"] % 2 == h for x in p["copies"]]
-        net = _shape_network(np.concatenate([x for x, _, _ in half]), np.concatenate([y for _, y, _ in half]), cfg, cfg.seed + h)
+        net = _shape_network(np.concatenate([x for x, _ in half]), np.concatenate([y for _, y in half]), cfg, cfg.seed + h)
         nets.append(net)
         log(f"  shape network {h + 1}/2: {net[-1].n_iter_} epochs, {time.time() - t0:.0f} s")
     return nets
@@ -195,7 +195,7 @@ def train(cfg: TrainConfig, log=print) -> ReaderModel:
     results.sort(key=lambda r: r["seed"])
     n_val = max(1, int(len(results) * cfg.validation_share))
     val, fit_set = results[:n_val], results[n_val:]
-    n_cells = sum(len(y) for r in fit_set for _, y, _ in r["copies"])
+    n_cells = sum(len(y) for r in fit_set for _, y in r["copies"])
     log(f"fitting on {len(fit_set)} photos ({n_cells} cells, true-grid and found-grid copies); "
         f"{n_val} for validation; found-grid status {status}")
     with single_thread():  # OpenMP barriers crawl on a shared, oversubscribed machine
