@@ -6,7 +6,10 @@ import json
 
 import pytest
 
-from vision.classify import CELL_CLASSES, META_FILE, MODEL_FILE, TRUSTED_TYPES, load_model
+import numpy as np
+
+from vision.classify import (CELL_CLASSES, META_FILE, MODEL_FILE, TRUSTED_TYPES, UNFAMILIAR_LOW_CONFIDENCE, UNSURE_BELOW,
+                             load_model)
 from vision.features import CELL_FEATURE_NAMES
 
 needs_model = pytest.mark.skipif(not MODEL_FILE.exists(), reason="no trained model in models/")
@@ -54,3 +57,17 @@ def test_an_older_model_file_asks_for_retraining(tmp_path) -> None:
     old.write_bytes(sio.dumps({"cells": None, "coins": None}))
     with pytest.raises(ModelMissingError, match="cartographers train"):
         load_model(old, tmp_path / "none.json")
+
+
+@pytest.mark.parametrize("unsure, base, expected", [
+    (0, 0.9999, (0.9999, False)),  # a familiar sheet keeps the calibrated threshold
+    (5, 0.9999, (0.9999, False)),  # 5 % unsure is still familiar (the rule is "more than")
+    (6, 0.9999, (UNFAMILIAR_LOW_CONFIDENCE, True)),  # more than 5 %: flag more strictly
+    (6, 0.9999999, (0.9999999, True)),  # never looser than the calibrated threshold
+])
+def test_unfamiliar_sheets_are_flagged_more_strictly(unsure: int, base: float, expected: tuple) -> None:
+    from vision.classify import ReaderModel
+
+    model = ReaderModel(shape=[], coins=None, meta={"low_confidence_below": base})
+    confidences = np.array([1.0] * (100 - unsure) + [UNSURE_BELOW - 0.01] * unsure)
+    assert model.sheet_threshold(confidences) == expected

@@ -55,6 +55,15 @@ TRUSTED_TYPES: list[str] = [
 ]
 
 DEFAULT_LOW_CONFIDENCE = 0.9
+#: "Unfamiliar sheet" rule: a cell whose top probability is below UNSURE_BELOW counts as unsure;
+#: when more than UNFAMILIAR_SHARE of a sheet's drawable cells are unsure, the sheet looks unlike
+#: the training sheets (an unseen marking style, a strong colour cast), the networks' confidence
+#: is worth less there, and cells are flagged below UNFAMILIAR_LOW_CONFIDENCE instead. Chosen on
+#: the dev photos (docs/reader.md, "Confidence"): at the same share of cells flagged it catches
+#: about 1.5 points more of the wrong cells than one threshold for every sheet.
+UNSURE_BELOW = 0.99
+UNFAMILIAR_SHARE = 0.05
+UNFAMILIAR_LOW_CONFIDENCE = 0.999999
 
 
 class ModelMissingError(RuntimeError):
@@ -73,6 +82,20 @@ class ReaderModel:
     def low_confidence_below(self) -> float:
         """Cells whose top probability is below this are flagged (calibrated at training)."""
         return float(self.meta.get("low_confidence_below", DEFAULT_LOW_CONFIDENCE))
+
+    def sheet_threshold(self, confidences: np.ndarray) -> tuple[float, bool]:
+        """The flag threshold for one sheet from its drawable cells' top probabilities, and whether
+        the sheet looked unfamiliar (the "unfamiliar sheet" rule above).
+
+        >>> model = ReaderModel(shape=[], coins=None, meta={"low_confidence_below": 0.9999})
+        >>> model.sheet_threshold(np.array([1.0] * 95 + [0.9] * 5))
+        (0.9999, False)
+        >>> model.sheet_threshold(np.array([1.0] * 90 + [0.9] * 10))
+        (0.999999, True)
+        """
+        unfamiliar = bool(len(confidences)) and float(np.mean(np.asarray(confidences) < UNSURE_BELOW)) > UNFAMILIAR_SHARE
+        base = self.low_confidence_below
+        return (max(base, UNFAMILIAR_LOW_CONFIDENCE) if unfamiliar else base), unfamiliar
 
     def cell_probabilities(self, features: np.ndarray) -> np.ndarray:
         """(N, 6) probabilities over CELL_CLASSES: the mean of the shape networks."""

@@ -154,9 +154,9 @@ def read_image(loaded: LoadedPhoto, side: str | None = None, model: ReaderModel 
         confidence[r][c] = float(p[k])
         probabilities[r][c] = {cls.value: round(float(v), 4) for cls, v in zip(CELL_CLASSES, p)}
     coins = _read_coins(image, upright, paper, model)
-    threshold = model.low_confidence_below
+    threshold, unfamiliar = model.sheet_threshold(probs.max(axis=1))
     low = [(r, c) for (r, c) in drawable if confidence[r][c] < threshold]
-    warnings = _warnings(loaded, upright, cells, orientation, low, coins, threshold)
+    warnings = _warnings(loaded, upright, cells, orientation, low, coins, threshold, unfamiliar)
     if orientation.shift_margin <= 0 or orientation.separation < MIN_SEPARATION or orientation.upside_down_doubt:
         low = list(drawable)  # the grid may be misplaced or upside down: nothing is sure
     sheet = Sheet(orientation.side, tuple(tuple(row) for row in grid_terrain), coins.count)
@@ -185,7 +185,7 @@ def _read_coins(image: np.ndarray, upright: GridFit, paper, model: ReaderModel) 
 
 
 def _warnings(loaded: LoadedPhoto, upright: GridFit, cells: np.ndarray, orientation: Orientation,
-              low: list, coins: CoinReading, threshold: float) -> list[str]:
+              low: list, coins: CoinReading, threshold: float, unfamiliar: bool = False) -> list[str]:
     """Human-readable warnings about this reading."""
     out = []
     cell_px = upright.cell_size_px() * loaded.scale
@@ -203,8 +203,11 @@ def _warnings(loaded: LoadedPhoto, upright: GridFit, cells: np.ndarray, orientat
     if orientation.upside_down_doubt:
         out.append("the sheet may be upside down (the coin track is unclear): every cell is flagged; "
                    "retake the photo with the whole coin track in view")
+    if unfamiliar:
+        out.append("this sheet looks unlike the sheets the reader was trained on (many cells are unsure): "
+                   "cells are flagged more strictly")
     if low:
-        out.append(f"{len(low)} cell(s) read with confidence below {threshold:.2%}: check them")
+        out.append(f"{len(low)} cell(s) read with confidence below {threshold:.4%}: check them")
     if coins.confidence < 0.8:
         out.append(f"coin count {coins.count} is uncertain ({coins.confidence:.0%})")
     return out
