@@ -175,14 +175,20 @@ def low_confidence_threshold(confidence: np.ndarray, correct: np.ndarray, share:
     return float(min(0.9999, np.quantile(wrong, share) + 1e-7))
 
 
+def training_jobs(cfg: TrainConfig) -> list[tuple[int, str, str, float]]:
+    """(photo seed, style, background, megapixels) of every training photo: styles and backgrounds
+    outside the held-out families, each drawn uniformly."""
+    rng = np.random.default_rng(cfg.seed)
+    styles, backgrounds = allowed_styles(cfg), allowed_backgrounds(cfg)
+    return [(TRAIN_SEED_BASE + 10_000 * cfg.seed + i, styles[int(rng.integers(len(styles)))],
+             backgrounds[int(rng.integers(len(backgrounds)))], float(rng.uniform(1.0, cfg.max_megapixels)))
+            for i in range(cfg.photos)]
+
+
 def train(cfg: TrainConfig, log=print) -> ReaderModel:
     """Generate, extract, fit, calibrate; return the model (not yet saved)."""
     start = time.time()
-    rng = np.random.default_rng(cfg.seed)
-    styles, backgrounds = allowed_styles(cfg), allowed_backgrounds(cfg)
-    jobs = [(TRAIN_SEED_BASE + 10_000 * cfg.seed + i, styles[int(rng.integers(len(styles)))],
-             backgrounds[int(rng.integers(len(backgrounds)))], float(rng.uniform(1.0, cfg.max_megapixels)))
-            for i in range(cfg.photos)]
+    jobs = training_jobs(cfg)
     results = []
     with get_context("spawn").Pool(cfg.workers) as pool:
         for k, res in enumerate(pool.imap_unordered(photo_samples, jobs, chunksize=4)):

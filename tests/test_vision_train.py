@@ -1,0 +1,42 @@
+"""Training: which photos it makes, and a tiny end-to-end run (generate → fit → calibrate → save → load)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from vision.classify import CELL_CLASSES, load_model, save_model
+from vision.features import CELL_FEATURE_NAMES
+from vision.synth import BACKGROUND_FAMILIES, STYLE_FAMILIES
+from vision.train import TRAIN_SEED_BASE, TrainConfig, train, training_jobs
+
+
+def test_training_photos_cover_every_style_outside_the_held_out_families() -> None:
+    cfg = TrainConfig(seed=3, photos=6000)
+    jobs = training_jobs(cfg)
+    styles = Counter(style for _, style, _, _ in jobs)
+    held_out = set(STYLE_FAMILIES[cfg.holdout_style_family])
+    assert set(styles) == {s for names in STYLE_FAMILIES.values() for s in names} - held_out
+    assert max(styles.values()) < 1.15 * min(styles.values())  # drawn uniformly
+    assert not {bg for _, _, bg, _ in jobs} & set(BACKGROUND_FAMILIES[cfg.holdout_background_family])
+    assert all(1.0 <= mp <= cfg.max_megapixels for *_, mp in jobs)
+    assert [seed for seed, *_ in jobs] == list(range(TRAIN_SEED_BASE + 30_000, TRAIN_SEED_BASE + 36_000))
+    assert training_jobs(cfg) == jobs  # the seed decides everything
+
+
+def test_a_tiny_training_run_gives_a_loadable_model(tmp_path) -> None:
+    cfg = TrainConfig(seed=7, photos=8, workers=1, epochs=3, max_iter=10, max_megapixels=1.0)
+    model = train(cfg, log=lambda *_: None)
+    save_model(model, tmp_path / "m.skops", tmp_path / "m.json")
+    loaded = load_model(tmp_path / "m.skops", tmp_path / "m.json")
+    assert len(loaded.shape) == 2
+    proba = loaded.cell_probabilities(np.zeros((3, len(CELL_FEATURE_NAMES)), np.float32))
+    assert proba.shape == (3, len(CELL_CLASSES))
+    assert np.allclose(proba.sum(axis=1), 1.0)
+    meta = loaded.meta
+    assert meta["training"]["photos_generated"] == 8
+    assert meta["training"]["photos_fitted"] + meta["training"]["validation_photos"] == 8
+    assert 0.0 < meta["low_confidence_below"] < 1.0
+    assert meta["config"]["seed"] == 7
