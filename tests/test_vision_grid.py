@@ -232,3 +232,49 @@ def test_thin_line_check_sees_the_lattice_under_thick_marker_symbols() -> None:
                                             (hom, half, np.zeros((12, 12, 2)), False)])
     assert found is not None and found[2] >= grid.MIN_LINE_CONTRAST
     assert grid._thin_line_rescue(marked, [(hom, half, np.zeros((12, 12, 2)), False)]) is None
+
+
+def test_crossing_doubt_marks_a_patch_of_snaps_off_not_one_stroke() -> None:
+    """One snap on a drawn stroke is ignored by the smooth field and is no reason for doubt; a
+    patch of snaps off the field (a finger, a stretched corner), or with no line to snap to, is."""
+    rng = np.random.default_rng(0)
+    disp = rng.normal(0, 0.005, (12, 12, 2))
+    snaps = disp + rng.normal(0, 0.005, disp.shape)
+    strength = np.full(disp.shape, 30.0)
+    snaps[5, 5, 0] += 0.15  # a single stroke
+    snaps[8:12, 0:4, :] += 0.14  # a corner where the field is wrong
+    strength[0:3, 8:12, :] = 1.0  # a corner with no lines (glare, a finger)
+    doubt = grid.crossing_doubt(snaps, strength, disp)
+    assert doubt[5, 5] < grid.DOUBT_U
+    assert (doubt[9:12, 0:3] > grid.DOUBT_U).all()
+    assert (doubt[0:2, 9:12] > 0.05).all()
+    assert (doubt[0:4, 0:5] < 0.03).all()  # away from all three
+    fit = grid.GridFit(np.zeros((12, 12, 2)), np.eye(3), 1.0, 0.0, doubt)
+    for k in range(4):
+        assert np.array_equal(fit.rotated(k).crossing_doubt, np.rot90(doubt, k))
+
+
+def test_a_stretched_corner_is_reanchored_on_the_crossings_in_no_doubt() -> None:
+    """A found homography a cell off at one corner (the final search reaches 0.15 u): the
+    crossings there are doubted, and snapping again from a homography through the others
+    brings them onto the printed lines."""
+    photo, truth = warped_sheet("B", 1, seed=4, tilt=30.0)
+    true_hom = grid.homography_from_intersections(truth)
+    src = np.array([[0, 0], [11, 0], [11, 11], [0, 11]], np.float32)
+    off = src.copy()
+    off[3] += (-0.7, 0.6)  # the BL corner a cell out along the diagonal
+    dst = cv2.perspectiveTransform(off.reshape(1, -1, 2).astype(np.float64), true_hom)[0].astype(np.float32)
+    wrong = cv2.getPerspectiveTransform(src, dst)
+    cell_px = np.median(np.linalg.norm(np.diff(truth, axis=1), axis=2))
+    kept = grid.SURE_U
+    try:
+        grid.SURE_U = ()
+        plain = grid._finish(photo, (wrong, np.zeros((12, 12, 2)), 2.0))
+    finally:
+        grid.SURE_U = kept
+    plain_err = np.linalg.norm(plain.intersections - truth, axis=2) / cell_px
+    assert plain_err.max() > 0.3
+    assert (plain.crossing_doubt[plain_err > 0.3] > grid.DOUBT_U).mean() > 0.8
+    fit = grid._finish(photo, (wrong, np.zeros((12, 12, 2)), 2.0))
+    assert np.linalg.norm(fit.intersections - truth, axis=2).max() / cell_px < 0.1
+    assert (fit.crossing_doubt > grid.DOUBT_U).sum() < (plain.crossing_doubt > grid.DOUBT_U).sum()

@@ -12,7 +12,8 @@ Three steps, each checkable on its own (sheet-reference.md, "Layout"):
 2. :func:`refine_intersections` — the 12 × 12 printed line crossings, each snapped locally to the
    nearest line crossing, then made a smooth field (a robust coarse-to-fine surface — plane,
    quadratic, cubic — plus small local residuals) so the map follows curl without jumping to a
-   drawn stroke.
+   drawn stroke. Each crossing gets a doubt (:func:`crossing_doubt`); where some are in doubt,
+   the crossings are snapped again from a homography through the sure ones (:func:`_reanchored`).
 3. :func:`sample_cells` — the canonical top-down cell area, ``PX`` pixels per grid unit, sampled
    through the bilinear interpolation of the snapped crossings (a piecewise grid remap).
 
@@ -22,7 +23,7 @@ units ``u`` (origin top-left of the cell area, layout.py).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -58,6 +59,9 @@ class GridFit:
     homography: np.ndarray  # 3×3, canonical u → photo px (least squares over the crossings)
     lattice_score: float  # line / between-line profile ratio (≥ MIN_LINE_CONTRAST)
     snap_residual_u: float  # median |local snap| after regularisation, in u
+    #: (12, 12) u, [i, j] as ``intersections``: how far each final crossing may be from the true one
+    #: (:func:`crossing_doubt`); crossings above ``DOUBT_U`` are the ones to distrust
+    crossing_doubt: np.ndarray = field(default_factory=lambda: np.zeros((LINES, LINES)))
 
     @property
     def corners(self) -> np.ndarray:
@@ -68,7 +72,8 @@ class GridFit:
     def rotated(self, quarter_turns: int) -> "GridFit":
         """The same fit with the grid turned ``quarter_turns`` × 90° counter-clockwise in u."""
         pts = np.rot90(self.intersections, quarter_turns, axes=(0, 1)).copy()
-        return GridFit(pts, homography_from_intersections(pts), self.lattice_score, self.snap_residual_u)
+        doubt = np.rot90(self.crossing_doubt, quarter_turns, axes=(0, 1)).copy()
+        return GridFit(pts, homography_from_intersections(pts), self.lattice_score, self.snap_residual_u, doubt)
 
     def cell_outlines(self) -> np.ndarray:
         """(11, 11, 4, 2) photo corners of every cell: TL, TR, BR, BL."""
@@ -590,11 +595,18 @@ def refine_intersections(image: np.ndarray, homography: np.ndarray, px: int = PX
     searching ``search_u`` around the prior; the outer ring is snapped to the frame band
     (:func:`_snap_crossings`); the snaps are then made a smooth field (:func:`_smoothed`).
     """
+    pts, disp, _, _ = _refine_detail(image, homography, px, prior, search_u, ring)
+    return pts, disp
+
+
+def _refine_detail(image: np.ndarray, homography: np.ndarray, px: int, prior: np.ndarray | None,
+                   search_u: float, ring: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`refine_intersections` plus the raw snaps (u) and their strengths."""
     snapped, strength = _snap_crossings(image, homography, px, prior, search_u, ring)
     disp = _smoothed(snapped, strength, ring)
     pts_u = ideal_intersections() + disp
     pts = cv2.perspectiveTransform(pts_u.reshape(1, -1, 2), homography)[0].reshape(LINES, LINES, 2)
-    return pts, disp
+    return pts, disp, snapped, strength
 
 
 def _snap_crossings(image: np.ndarray, homography: np.ndarray, px: int, prior: np.ndarray | None,
@@ -807,6 +819,12 @@ def fit_grid(image: np.ndarray) -> GridFit | None:
     The search runs at ``FIND_LONG_SIDE`` first and, if nothing is found, once more at
     ``FIND_LONG_SIDE_RETRY`` (a sheet small in the frame has cells of a dozen pixels at the first).
     """
+    found = _find(image)
+    return None if found is None else _finish(image, found)
+
+
+def _find(image: np.ndarray) -> tuple[np.ndarray, np.ndarray, float] | None:
+    """The searches of :func:`fit_grid`, fastest first: (u → photo homography, displacement u, score)."""
     rejected: list = []
     found = find_grid(image, rejected=rejected)
     if found is None and max(image.shape[:2]) > FIND_LONG_SIDE:
@@ -817,14 +835,84 @@ def fit_grid(image: np.ndarray) -> GridFit | None:
         found = find_grid(image, long_side=FIND_LONG_SIDE_RETRY, fallback=True, rejected=rejected)
     if found is None:  # last: the refined candidates that failed, judged on thin lines only
         found = _thin_line_rescue(image, rejected)
-    if found is None:
-        return None
+    return found
+
+
+def _finish(image: np.ndarray, found: tuple[np.ndarray, np.ndarray, float]) -> GridFit:
+    """The final refinement at ``PX`` of a found lattice, and each crossing's doubt.
+
+    Where a patch of crossings disagrees with its snaps (:func:`crossing_doubt` over ``DOUBT_U``:
+    the found homography is off there by more than the final search reaches, e.g. a corner
+    stretched by curl or a finger), the homography is re-anchored on the crossings in no doubt
+    and the crossings are snapped again from it (:func:`_reanchored`).
+    """
     hom, disp, score = found
     darkest = line_image(image)
     for _ in range(FINAL_PASSES):  # a second pass reaches a frame corner the first one bent towards
-        pts, disp = refine_intersections(darkest, hom, PX, prior=disp, search_u=0.15)
+        pts, disp, snapped, strength = _refine_detail(darkest, hom, PX, disp, 0.15)
+    doubt = crossing_doubt(snapped, strength, disp)
+    if (doubt > DOUBT_U).any():
+        tries = [_reanchored(image, darkest, pts, doubt, sure_u) for sure_u in SURE_U]
+        tries = [t for t in tries if t is not None]
+        if tries:
+            pts, disp, doubt = min(tries, key=lambda t: (t[2] > DOUBT_U).sum())
     residual = float(np.median(np.linalg.norm(disp, axis=2)))
-    return GridFit(pts, homography_from_intersections(pts), score, residual)
+    return GridFit(pts, homography_from_intersections(pts), score, residual, doubt)
+
+
+SURE_U = (0.04, 0.05, 0.07)  # crossings under this doubt re-anchor the homography (each tried) …
+MIN_SURE = 48  # … when there are at least this many of them
+SURE_MOVE_U = 0.1  # … and none of them may move further (a wrong re-anchoring drags some 0.25 u)
+REANCHOR_KEEPS_SCORE = 1.0  # the re-anchored lattice's line score must keep this share of the first one's
+
+
+def _reanchored(image: np.ndarray, darkest: np.ndarray, pts: np.ndarray, doubt: np.ndarray, sure_u: float):
+    """Snap again from a homography through the crossings in no doubt (under ``sure_u``); ``None``
+    unless it is better: fewer doubted crossings, the sure ones not moved, the lattice not weaker
+    and the mountains not contradicting it."""
+    sure = doubt < sure_u
+    if sure.sum() < MIN_SURE:
+        return None
+    ideal = ideal_intersections()
+    hom, _ = cv2.findHomography(ideal[sure].reshape(-1, 2), pts[sure].reshape(-1, 2).astype(np.float64), 0)
+    if hom is None:
+        return None
+    inv = np.linalg.inv(hom)
+    prior = cv2.perspectiveTransform(pts.reshape(1, -1, 2), inv)[0].reshape(LINES, LINES, 2) - ideal
+    prior[~sure] = 0.0  # where in doubt: the homography's own guess
+    disp = prior
+    for search in (0.3, 0.15):
+        new_pts, disp, snapped, strength = _refine_detail(darkest, hom, PX, disp, search)
+    new_doubt = crossing_doubt(snapped, strength, disp)
+    if (new_doubt > DOUBT_U).sum() >= (doubt > DOUBT_U).sum():
+        return None
+    moved = np.linalg.norm(cv2.perspectiveTransform(new_pts.reshape(1, -1, 2), inv)[0].reshape(LINES, LINES, 2)
+                           - prior - ideal, axis=2)
+    if moved[sure].max() > SURE_MOVE_U:
+        return None
+    if (lattice_score(darkest, new_pts) < REANCHOR_KEEPS_SCORE * lattice_score(darkest, pts)
+            or _mountain_separation(image, new_pts) < 0):
+        return None
+    return new_pts, disp, new_doubt
+
+
+DOUBT_U = 0.12  # a crossing whose doubt is above this may be more than 0.15 u off (dev: see docs/reader.md)
+DOUBT_WEAK_U = 0.1  # doubt added for a crossing whose snaps are as weak as none
+
+
+def crossing_doubt(snapped: np.ndarray, strength: np.ndarray, disp: np.ndarray) -> np.ndarray:
+    """(12, 12) u: how far each final crossing may be from the printed one.
+
+    The mean over each crossing's 3 × 3 neighbourhood of (the larger axis's |raw snap − final
+    crossing|, plus ``DOUBT_WEAK_U`` × how much weaker than the median inner snap its snaps are).
+    One snap off is a drawn stroke the smooth field rightly ignored; a patch of snaps off, or with
+    no line to snap to, is where the field may be wrong (a finger, curl, a stretched corner).
+    """
+    s = np.clip(strength, 0, None)
+    median = np.median(s[1:-1, 1:-1].reshape(-1, 2), axis=0)
+    weak = (1 - np.clip(s / np.maximum(median, 1e-6), 0, 1)).max(axis=2)
+    local = np.abs(snapped - disp).max(axis=2) + DOUBT_WEAK_U * weak
+    return cv2.blur(local.astype(np.float32), (3, 3), borderType=cv2.BORDER_REFLECT).astype(np.float64)
 
 
 # ---- 3. sampling -----------------------------------------------------------------------------
