@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections import Counter
 
 import numpy as np
-import pytest
 
 from vision.classify import CELL_CLASSES, load_model, save_model
 from vision.features import CELL_FEATURE_NAMES
