@@ -158,3 +158,28 @@ def test_cli_read_writes_overlay(photos, tmp_path) -> None:
     assert main(["read", str(path), "--json", "--overlay", str(overlay)]) == 0
     picture = cv2.imread(str(overlay))
     assert picture is not None and picture.shape == photos[PHOTO_SEEDS[1]].image.shape
+
+
+@needs_model
+def test_cells_where_the_grid_is_in_doubt_are_flagged(photos, monkeypatch) -> None:
+    import vision.reader as reader
+    from vision.grid import DOUBT_U
+    from vision.load import load_photo
+
+    loaded = load_photo(photos[PHOTO_SEEDS[0]].jpeg)
+    plain = reader.read_image(loaded)
+    real_fit_grid = reader.fit_grid
+
+    def doubtful_fit_grid(image):  # the middle four crossings in doubt (the same four whatever the turn)
+        fit = real_fit_grid(image)
+        fit.crossing_doubt[5:7, 5:7] = 2 * DOUBT_U
+        return fit
+
+    monkeypatch.setattr(reader, "fit_grid", doubtful_fit_grid)
+    doubted = reader.read_image(loaded)
+    layout = plain.sheet.layout
+    around = {(r, c) for r in range(4, 7) for c in range(4, 7)} - layout.mountains - layout.wasteland
+    assert around and not around <= set(plain.low_confidence_cells)
+    assert set(doubted.low_confidence_cells) == set(plain.low_confidence_cells) | around
+    assert doubted.sheet == plain.sheet  # flagged, not read differently
+    assert any("grid may be off" in w for w in doubted.warnings)

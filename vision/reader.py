@@ -22,7 +22,7 @@ from scoring.terrain import Terrain
 from vision.classify import CELL_CLASSES, ReaderModel, default_model
 from vision.coins import CoinReading, coin_track_features, count_from_probabilities, track_match
 from vision.features import cell_features
-from vision.grid import PX, GridFit, fit_grid, line_image, sample_cells
+from vision.grid import DOUBT_U, PX, GridFit, fit_grid, line_image, sample_cells
 from vision.layout import GRID
 from vision.load import LoadedPhoto, PhotoError, load_photo
 from vision.orient import MIN_SEPARATION, Orientation, coin_track_periodicity, decide_orientation, mountain_darkness
@@ -155,8 +155,9 @@ def read_image(loaded: LoadedPhoto, side: str | None = None, model: ReaderModel 
         probabilities[r][c] = {cls.value: round(float(v), 4) for cls, v in zip(CELL_CLASSES, p)}
     coins = _read_coins(image, upright, paper, model)
     threshold, unfamiliar = model.sheet_threshold(probs.max(axis=1))
-    low = [(r, c) for (r, c) in drawable if confidence[r][c] < threshold]
-    warnings = _warnings(loaded, upright, cells, orientation, low, coins, threshold, unfamiliar)
+    misplaced = [(r, c) for (r, c) in drawable if cell_doubt(upright, r, c) > DOUBT_U]
+    low = sorted({(r, c) for (r, c) in drawable if confidence[r][c] < threshold} | set(misplaced))
+    warnings = _warnings(loaded, upright, cells, orientation, low, coins, threshold, unfamiliar, len(misplaced))
     if orientation.shift_margin <= 0 or orientation.separation < MIN_SEPARATION or orientation.upside_down_doubt:
         low = list(drawable)  # the grid may be misplaced or upside down: nothing is sure
     sheet = Sheet(orientation.side, tuple(tuple(row) for row in grid_terrain), coins.count)
@@ -178,6 +179,13 @@ def read_image(loaded: LoadedPhoto, side: str | None = None, model: ReaderModel 
     )
 
 
+def cell_doubt(upright: GridFit, r: int, c: int) -> float:
+    """How far the grid may be off at cell (r, c), in u: the largest doubt of its four corners
+    (:attr:`vision.grid.GridFit.crossing_doubt`). Above ``DOUBT_U`` the cell may be sampled
+    partly from its neighbour, so it is flagged whatever the classifier says."""
+    return float(upright.crossing_doubt[r:r + 2, c:c + 2].max())
+
+
 def _read_coins(image: np.ndarray, upright: GridFit, paper, model: ReaderModel) -> CoinReading:
     """Coin count from the coin classifier's per-coin probabilities."""
     feats = coin_track_features(image, upright, paper)
@@ -185,7 +193,8 @@ def _read_coins(image: np.ndarray, upright: GridFit, paper, model: ReaderModel) 
 
 
 def _warnings(loaded: LoadedPhoto, upright: GridFit, cells: np.ndarray, orientation: Orientation,
-              low: list, coins: CoinReading, threshold: float, unfamiliar: bool = False) -> list[str]:
+              low: list, coins: CoinReading, threshold: float, unfamiliar: bool = False,
+              misplaced: int = 0) -> list[str]:
     """Human-readable warnings about this reading."""
     out = []
     cell_px = upright.cell_size_px() * loaded.scale
@@ -206,8 +215,11 @@ def _warnings(loaded: LoadedPhoto, upright: GridFit, cells: np.ndarray, orientat
     if unfamiliar:
         out.append("this sheet looks unlike the sheets the reader was trained on (many cells are unsure): "
                    "cells are flagged more strictly")
+    if misplaced:
+        out.append(f"the grid may be off by more than 0.1 cell under {misplaced} cell(s) (a finger, a curl or faint "
+                   "lines): they are flagged")
     if low:
-        out.append(f"{len(low)} cell(s) read with confidence below {threshold:.4%}: check them")
+        out.append(f"{len(low)} cell(s) flagged (confidence below {threshold:.4%}, or the grid unsure there): check them")
     if coins.confidence < 0.8:
         out.append(f"coin count {coins.count} is uncertain ({coins.confidence:.0%})")
     return out
