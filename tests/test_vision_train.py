@@ -26,11 +26,11 @@ def test_training_photos_cover_every_style_outside_the_held_out_families() -> No
 
 
 def test_a_tiny_training_run_gives_a_loadable_model(tmp_path) -> None:
-    cfg = TrainConfig(seed=7, photos=8, workers=1, epochs=3, max_iter=10, max_megapixels=1.0)
+    cfg = TrainConfig(seed=7, photos=8, workers=1, epochs=3, max_iter=10, max_megapixels=1.0, networks=3)
     model = train(cfg, log=lambda *_: None)
     save_model(model, tmp_path / "m.skops", tmp_path / "m.json")
     loaded = load_model(tmp_path / "m.skops", tmp_path / "m.json")
-    assert len(loaded.shape) == 2
+    assert len(loaded.shape) == 3
     proba = loaded.cell_probabilities(np.zeros((3, len(CELL_FEATURE_NAMES)), np.float32))
     assert proba.shape == (3, len(CELL_CLASSES))
     assert np.allclose(proba.sum(axis=1), 1.0)

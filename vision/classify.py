@@ -1,10 +1,10 @@
 """The per-cell terrain classifier and the per-coin filled/empty classifier, persisted with skops.
 
-Cells are read by two ``MLPClassifier`` networks (each behind a ``StandardScaler``), each fitted
-on a different half of the training photos, over the features of :mod:`vision.features` (ink
-colour and darkness, stroke-orientation histograms, a darkness thumbnail); a cell's probabilities
-are the mean of the two, which is both a little more accurate and better calibrated than one
-network (the low-confidence threshold rests on it).
+Cells are read by four ``MLPClassifier`` networks (each behind a ``StandardScaler``), two fitted
+on each half of the training photos from different random starts, over the features of
+:mod:`vision.features` (ink colour and darkness, stroke-orientation histograms, a darkness
+thumbnail); a cell's probabilities are their mean, which is both more accurate and better
+calibrated than one network (the low-confidence threshold rests on it).
 
 The coin model is a ``HistGradientBoostingClassifier`` over :mod:`vision.coins` features. All of
 it is stored in ``models/reader.skops`` — skops, not pickle, so loading never runs code from the
@@ -74,7 +74,7 @@ class ModelMissingError(RuntimeError):
 class ReaderModel:
     """The two classifiers and what the reader needs to know about them."""
 
-    shape: list  # Pipeline(StandardScaler, MLPClassifier) over CELL_FEATURE_NAMES, classes 0…5 = CELL_CLASSES
+    shape: list  # Pipelines(StandardScaler, MLPClassifier) over CELL_FEATURE_NAMES, classes 0…5 = CELL_CLASSES
     coins: object  # HistGradientBoostingClassifier, class 1 = coin filled
     meta: dict = field(default_factory=dict)
 

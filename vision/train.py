@@ -11,8 +11,8 @@ meet; that second copy is skipped when the found grid is off by more than
 15 % of the photos (by seed) are kept aside to calibrate the low-confidence threshold and to
 report validation figures (on the found-grid copies only, as the reader will see them).
 
-Fitting (:func:`fit_cells`): the training photos are split in two halves by seed and a shape
-network is fitted on each; the reader averages the two.
+Fitting (:func:`fit_cells`): the training photos are split in two halves by seed and two shape
+networks are fitted on each (different random starts); the reader averages the four.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ class TrainConfig:
     """How the shipped model is made (recorded in models/reader.json)."""
 
     seed: int = 1
-    photos: int = 1500
+    photos: int = 1800
     holdout_style_family: str = "marker"
     holdout_background_family: str = "cloth"
     max_megapixels: float = 2.5  # features are taken on the rectified sheet; bigger photos add time only
@@ -54,6 +54,7 @@ class TrainConfig:
     hidden_layers: tuple[int, ...] = (256, 128)  # shape networks
     alpha: float = 1e-3
     epochs: int = 40  # fixed: the rows of one photo are alike, so a random early-stopping split would leak
+    networks: int = 4  # shape networks, alternating between the two halves of the photos, each its own random start
     workers: int = 2
 
 
@@ -156,14 +157,17 @@ def _shape_network(X: np.ndarray, y: np.ndarray, cfg: TrainConfig, seed: int):
 
 
 def fit_cells(photos: list[dict], cfg: TrainConfig, log=print) -> list:
-    """Two shape networks, each on one half of the photos (split by seed)."""
+    """``cfg.networks`` shape networks: network k is fitted on half k % 2 of the photos (split by
+    seed) from its own random start. Different data and starts make them disagree where the looks
+    are unfamiliar; their mean is more accurate than any one (dev photos: 2 networks on halves
+    98.33 %, 4 networks 98.45 %, 4 on quarters 98.09 %, 2 on all photos 98.21 %)."""
     nets = []
-    for h in (0, 1):
+    for k in range(cfg.networks):
         t0 = time.time()
-        half = [x for p in photos if p["seed"] % 2 == h for x in p["copies"]]
-        net = _shape_network(np.concatenate([x for x, _ in half]), np.concatenate([y for _, y in half]), cfg, cfg.seed + h)
+        half = [x for p in photos if p["seed"] % 2 == k % 2 for x in p["copies"]]
+        net = _shape_network(np.concatenate([x for x, _ in half]), np.concatenate([y for _, y in half]), cfg, cfg.seed + k)
         nets.append(net)
-        log(f"  shape network {h + 1}/2: {net[-1].n_iter_} epochs, {time.time() - t0:.0f} s")
+        log(f"  shape network {k + 1}/{cfg.networks}: {net[-1].n_iter_} epochs, {time.time() - t0:.0f} s")
     return nets
 
 
