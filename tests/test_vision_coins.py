@@ -111,3 +111,73 @@ def test_the_coin_track_tells_a_half_turn_of_side_a(seed: int) -> None:
     reading = read_photo(photo.jpeg)
     assert reading.side == "A" and not reading.orientation["upside_down_doubt"]
     assert not any("upside down" in w for w in reading.warnings)
+
+
+def v2_features(image: np.ndarray, pts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    fit = GridFit(pts, homography_from_intersections(pts), 0.0, 0.0)
+    strip = coins.coin_strip(image, fit)
+    return strip, coins.coin_features_v2(strip, coins.COIN_PX)
+
+
+def test_v2_track_features_extend_the_shipped_ones(marked_sheet):
+    image, pts = marked_sheet
+    _, f2 = v2_features(image, pts)
+    assert f2.shape == (GEOMETRY.coin_count, len(coins.COIN_FEATURE_NAMES_V2))
+    assert np.isfinite(f2).all()
+    # the shipped model reads the first columns: they must stay the v1 features, unchanged
+    np.testing.assert_array_equal(f2[:, :len(coins.COIN_FEATURE_NAMES)], features(image, pts))
+
+
+def test_style_free_evidence_tells_marked_coins_from_the_print(marked_sheet):
+    names = coins.COIN_FEATURE_NAMES_V2
+    _, f = v2_features(*marked_sheet)  # first 5 coins marked
+    ring = f[:, names.index("ring_match")]
+    lines = f[:, names.index("extra_lines-unmarked_z")]
+    assert ring[:5].max() < ring[5:].min() - 0.2  # marks cover or cross the printed rim and inner ring
+    assert lines[:5].min() > 3 * max(1.0, np.abs(lines[5:]).max())
+    _, blank = v2_features(*flat_sheet("B", 0, 4))
+    assert np.abs(blank[:, names.index("extra_lines-unmarked_z")]).max() < 3  # a blank track looks like the print
+
+
+def test_style_free_evidence_ignores_a_veil_of_glare_and_says_how_much_is_left(marked_sheet):
+    names = coins.COIN_FEATURE_NAMES_V2
+    strip, f = v2_features(*marked_sheet)
+    veiled = strip.astype(np.float32)
+    half = veiled.shape[1] // 2
+    veiled[:, half:] = veiled[:, half:] * 0.55 + 110  # glare over the second half of the track
+    fv = coins.coin_features_v2(np.clip(veiled, 0, 255).astype(np.uint8), coins.COIN_PX)
+    for name in ("dark_disc", "extra_lines", "ring_match"):
+        np.testing.assert_allclose(fv[:, names.index(name)], f[:, names.index(name)], atol=0.03)
+    rel, rel_v = coins.coin_reliability(f), coins.coin_reliability(fv)
+    assert rel.min() > 0.95 and rel_v[:6].min() > 0.95
+    assert rel_v[8:].max() < 0.85  # the veiled coins show less
+
+
+def test_a_washed_out_stretch_does_not_vote_on_the_count():
+    p = np.array([0.95] * 6 + [0.03] * 8)
+    w = np.ones(14)
+    middle = p.copy()
+    middle[2:4] = 0.02  # coins 2–3 washed out by glare: they look empty
+    w[2:4] = 0.0
+    assert coins.count_from_probabilities(middle).count == 2
+    assert coins.count_from_probabilities(middle, w).count == 6  # the coins around them decide
+    end = p.copy()
+    end[4:6] = 0.02  # the last two marks washed out: 4, 5 and 6 all fit what can be seen
+    w = np.ones(14)
+    w[4:6] = 0.0
+    assert coins.count_from_probabilities(end, temperature=1.0).confidence > 0.9  # confidently wrong without the weights
+    assert coins.count_from_probabilities(end, w, temperature=1.0).confidence < 0.5  # flagged with them
+    np.testing.assert_allclose(coins.count_from_probabilities(p, np.ones(14)).confidence,
+                               coins.count_from_probabilities(p).confidence)
+
+
+def test_tempered_count_keeps_the_count_and_doubts_more():
+    rng = np.random.default_rng(3)
+    for _ in range(50):
+        p = np.clip(np.r_[rng.uniform(0.3, 1, 7), rng.uniform(0, 0.7, 7)], 0, 1)
+        full, tempered = coins.count_from_probabilities(p, temperature=1.0), coins.count_from_probabilities(p)
+        assert tempered.count == full.count
+        assert tempered.confidence <= full.confidence + 1e-12
+    one_doubt = np.array([0.95] * 5 + [0.15] + [0.03] * 8)  # coin 5 a little unsure
+    assert coins.count_from_probabilities(one_doubt, temperature=1.0).confidence > 0.8
+    assert coins.count_from_probabilities(one_doubt).confidence < 0.8  # flagged once tempered
