@@ -278,3 +278,32 @@ def test_a_stretched_corner_is_reanchored_on_the_crossings_in_no_doubt() -> None
     fit = grid._finish(photo, (wrong, np.zeros((12, 12, 2)), 2.0))
     assert np.linalg.norm(fit.intersections - truth, axis=2).max() / cell_px < 0.1
     assert (fit.crossing_doubt > grid.DOUBT_U).sum() < (plain.crossing_doubt > grid.DOUBT_U).sum()
+
+
+@pytest.mark.parametrize("seed", [0, 2])
+def test_segment_source_finds_the_frame_from_its_straight_sides(seed: int, monkeypatch) -> None:
+    """The third source needs no outline at all: with the frame's contour broken (fingers over two
+    corners) and the outline sources switched off, the frame's long straight sides still give it."""
+    photo, truth = warped_sheet("B", seed % 4, seed=seed)
+    for corner, inward in ((truth[0, 0], truth[5, 5]), (truth[-1, -1], truth[6, 6])):
+        out = corner - (inward - corner) * 0.6
+        tip = corner + (corner - out) * 0.08
+        cv2.line(photo, tuple(int(v) for v in out), tuple(int(v) for v in tip), (40, 45, 60), 28)
+    monkeypatch.setattr(grid, "_fallback_hypotheses", lambda gray: [])
+    assert grid.find_grid(photo) is None and grid.find_grid(photo, long_side=1800) is None
+    cell_px = np.median(np.linalg.norm(np.diff(truth, axis=1), axis=2))
+    quads = grid._segment_quads(cv2.cvtColor(photo, cv2.COLOR_BGR2GRAY))
+    corners = np.array([truth[0, 0], truth[0, -1], truth[-1, -1], truth[-1, 0]])
+    assert min(np.abs(np.roll(q, k, axis=0) - corners).max() for q in quads for k in range(4)) < 0.5 * cell_px
+    fit = grid.fit_grid(photo)
+    assert fit is not None
+    error_u = min(np.linalg.norm(np.rot90(fit.intersections, k, axes=(0, 1)) - truth, axis=2).max() for k in range(4)) / cell_px
+    assert error_u < 0.1
+
+
+def test_segment_lattice_needs_clear_lines_or_clear_mountains() -> None:
+    """A wrong long line (the coin track's edge) gives a lattice a cell off with a line score of about
+    1.3 and mountains hidden: the segment source accepts a lattice without clear mountains only
+    when its lines are very clear and the mountains show at least a little."""
+    assert grid.SEGMENT_CLEAR_LINES >= 1.5 * grid.MIN_LINE_CONTRAST
+    assert 0 < grid.SEGMENT_MOUNTAINS < grid.MOUNTAIN_CONFIRMS

@@ -8,7 +8,9 @@ Three steps, each checkable on its own (sheet-reference.md, "Layout"):
    band), refined locally (re-anchoring the homography on the snapped crossings between passes),
    and only then checked to really be an 11 × 11 lattice (:func:`lattice_score`, and the printed
    mountains, :func:`_accepted`): lens distortion and bowed paper bend lines too much for a check
-   through one homography.
+   through one homography. Only when that finds nothing: outline fallbacks
+   (:func:`_fallback_hypotheses`) and quads from the photo's long straight segments
+   (:func:`_segment_quads`, the frame's sides when no contour outlines it).
 2. :func:`refine_intersections` — the 12 × 12 printed line crossings, each snapped locally to the
    nearest line crossing, then made a smooth field (a robust coarse-to-fine surface — plane,
    quadratic, cubic — plus small local residuals) so the map follows curl without jumping to a
@@ -268,6 +270,81 @@ def _fallback_hypotheses(gray: np.ndarray) -> list[list[np.ndarray]]:
     return out
 
 
+SEGMENT_MIN_LENGTH = 0.04  # of the long side: a frame side's straight segment (the dashed lines' are shorter)
+SEGMENT_LINES = 6  # strongest merged lines per direction whose pairs make quads
+SEGMENT_QUADS = 16  # quads (by the length of their four lines) pre-checked
+#: a segment quad's lattice this clear (a wrong long line, e.g. the coin track's, gives a lattice a cell
+#: off with a score of 1.3) needs the mountains to show only a little (SEGMENT_MOUNTAINS), not clearly
+SEGMENT_CLEAR_LINES = 2.0
+SEGMENT_MOUNTAINS = 0.03
+
+
+def _segment_quads(gray: np.ndarray) -> list[np.ndarray]:
+    """Quads from the long straight segments (the third source: no clean outline needed).
+
+    When the frame's outline merges with the sheet's content (symbols touching the frame band)
+    or the paper runs out of the photo, no contour gives the frame, but its four sides are still
+    the longest straight segments (LSD) of the sheet. Segments longer than ``SEGMENT_MIN_LENGTH``
+    are split into the dominant direction (±22°) and the one across it, merged into lines
+    (within 3° and 0.6 % of the long side), and every pair of the ``SEGMENT_LINES`` longest
+    lines of one direction is intersected with every pair of the other; plausible quads of at
+    least 1.6 % of the photo are returned, longest lines first.
+    """
+    from itertools import combinations
+
+    h, w = gray.shape
+    detected = cv2.createLineSegmentDetector(cv2.LSD_REFINE_STD).detect(gray)[0]
+    if detected is None:
+        return []
+    segs = detected.reshape(-1, 4).astype(np.float64)
+    d = segs[:, 2:] - segs[:, :2]
+    length = np.hypot(d[:, 0], d[:, 1])
+    keep = length > SEGMENT_MIN_LENGTH * max(h, w)
+    segs, d, length = segs[keep], d[keep], length[keep]
+    if len(segs) < 4:
+        return []
+    ang = np.degrees(np.arctan2(d[:, 1], d[:, 0])) % 180
+    hist = np.zeros(180)
+    np.add.at(hist, ang.astype(int) % 180, length)
+    hist = np.convolve(np.r_[hist[-5:], hist, hist[:5]], np.ones(11), "valid")
+    main = float(np.argmax(hist))
+    lines = []
+    for direction in (main, (main + 90) % 180):
+        family = np.nonzero(np.abs((ang - direction + 90) % 180 - 90) < 22)[0]
+        merged: list[list] = []  # [unit normal, distance from origin, total length]
+        for i in family[np.argsort(-length[family])]:
+            normal = np.array([-d[i, 1], d[i, 0]]) / length[i]
+            mid = segs[i, :2] + d[i] / 2
+            for m in merged:
+                if abs(normal @ m[0]) > np.cos(np.radians(3)) and abs(m[0] @ mid - m[1]) < 0.006 * max(h, w):
+                    m[2] += length[i]
+                    break
+            else:
+                merged.append([normal, float(normal @ mid), float(length[i])])
+        merged.sort(key=lambda m: -m[2])
+        lines.append(merged[:SEGMENT_LINES])
+
+    def cross(a, b):
+        m = np.array([a[0], b[0]])
+        return None if abs(np.linalg.det(m)) < 1e-6 else np.linalg.solve(m, [a[1], b[1]])
+
+    out = []
+    for a1, a2 in combinations(lines[0], 2):
+        for b1, b2 in combinations(lines[1], 2):
+            pts = [cross(a1, b1), cross(a1, b2), cross(a2, b2), cross(a2, b1)]
+            if any(p is None for p in pts):
+                continue
+            quad = order_corners(np.array(pts))
+            if not _plausible_quad(quad) or cv2.contourArea(quad.astype(np.float32)) < 0.016 * h * w:
+                continue
+            if (quad[:, 0] < -0.1 * w).any() or (quad[:, 0] > 1.1 * w).any() or (quad[:, 1] < -0.1 * h).any() \
+                    or (quad[:, 1] > 1.1 * h).any():
+                continue
+            out.append((a1[2] + a2[2] + b1[2] + b2[2], quad))
+    out.sort(key=lambda t: -t[0])
+    return [q for _, q in out[:SEGMENT_QUADS]]
+
+
 # ---- lattice check -------------------------------------------------------------------------
 def warp_canonical(image: np.ndarray, homography: np.ndarray, px: int, x0: float, y0: float,
                    x1: float, y1: float) -> np.ndarray:
@@ -498,13 +575,16 @@ def _cannot_win(quad: np.ndarray, best: _Candidate) -> bool:
 
 
 def _check_hypotheses(small: np.ndarray, darkest: np.ndarray, hypotheses: list[np.ndarray],
-                      strict: bool = False, rejected: list | None = None) -> list[_Candidate]:
+                      strict: bool = False, rejected: list | None = None,
+                      clear_lines: float = np.inf) -> list[_Candidate]:
     """Refine each u → small-image homography locally and keep those passing :func:`_accepted`.
 
     ``strict`` (the fallback sources, whose outlines are further from the grid): the mountains
     must confirm the lattice clearly (separation ≥ ``MOUNTAINS_CARRY``) whatever its line score,
     and the lines must not be faint; a wrong outline refined into a lattice stretched over a few
-    cells can still show lines.
+    cells can still show lines. A lattice at least ``clear_lines`` clear (the segment source,
+    whose quads lie on the frame's own sides) passes strict with the mountains showing at least
+    ``SEGMENT_MOUNTAINS`` (and never contradicting it).
     """
     out = []
     for hom in hypotheses:
@@ -512,7 +592,8 @@ def _check_hypotheses(small: np.ndarray, darkest: np.ndarray, hypotheses: list[n
         score = lattice_score(darkest, pts)
         separation = _mountain_separation(small, pts) if score >= FAINT_LINE_CONTRAST else None
         if (separation is None or not _accepted(score, separation)
-                or (strict and (separation < MOUNTAINS_CARRY or score < WEAK_LINE_CONTRAST))):
+                or (strict and (separation < MOUNTAINS_CARRY or score < WEAK_LINE_CONTRAST)
+                    and (score < clear_lines or separation < SEGMENT_MOUNTAINS))):
             if rejected is not None:  # for the thin-line rescue (fit_grid), judged only if nothing passes
                 rejected.append((hom, pts, disp, strict))
             continue
@@ -556,13 +637,16 @@ def find_grid(image: np.ndarray, max_refined: int = 8, long_side: int = FIND_LON
     if fallback:
         # the second source, tried only when the frame quads gave nothing at either size
         more = []
-        for hypotheses in _fallback_hypotheses(gray):
+        sources = [(h, np.inf) for h in _fallback_hypotheses(gray)]
+        sources += [([_quad_homography(q), _quad_homography(q) @ FRAME_OUTER_TO_CELLS], SEGMENT_CLEAR_LINES)
+                    for q in _segment_quads(gray)]
+        for hypotheses, clear in sources:
             hom, contrast = lattice_fit(darkest, hypotheses[0])
             if contrast >= PRECHECK_CONTRAST:
-                more.append((contrast, hypotheses + [hom]))
+                more.append((contrast, hypotheses + [hom], clear))
         more.sort(key=lambda t: -t[0])
-        for _, hypotheses in more[:max_refined]:
-            passing += _check_hypotheses(small, darkest, hypotheses, strict=True, rejected=here)
+        for _, hypotheses, clear in more[:max_refined]:
+            passing += _check_hypotheses(small, darkest, hypotheses, strict=True, rejected=here, clear_lines=clear)
     to_full = np.diag([1.0 / shrink, 1.0 / shrink, 1.0])
     if rejected is not None:
         rejected += [(to_full @ hom, pts / shrink, disp, strict) for hom, pts, disp, strict in here]
