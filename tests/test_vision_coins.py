@@ -54,7 +54,7 @@ def flat_sheet(side: str, marked: int, seed: int) -> tuple[np.ndarray, np.ndarra
 
 def features(image: np.ndarray, pts: np.ndarray) -> np.ndarray:
     fit = GridFit(pts, homography_from_intersections(pts), 0.0, 0.0)
-    return coins.coin_features(coins.coin_strip(image, fit), coins.COIN_PX)
+    return coins.appearance_features(coins.coin_strip(image, fit), coins.COIN_PX)
 
 
 @pytest.fixture(scope="module")
@@ -75,12 +75,12 @@ def test_refine_snaps_an_offset_track_back_onto_the_print(marked_sheet):
     assert after < 0.04
 
 
-def test_v2_features_see_where_the_marks_stop(marked_sheet):
+def test_coin_features_see_where_the_marks_stop(marked_sheet):
     image, pts = marked_sheet
     strip = coins.coin_strip(image, GridFit(pts, homography_from_intersections(pts), 0.0, 0.0))
     assert strip.shape == (int(round(0.9 * coins.COIN_PX)), int(round(10.5 * coins.COIN_PX)), 3)
     f = features(image, pts)
-    names = coins.COIN_FEATURE_NAMES
+    names = coins.APPEARANCE_FEATURE_NAMES
     assert f.shape == (GEOMETRY.coin_count, len(names))
     assert np.isfinite(f).all()
     assert f[0, names.index("split_k")] == 5
@@ -88,8 +88,8 @@ def test_v2_features_see_where_the_marks_stop(marked_sheet):
     assert diff[:5].min() > 2 * diff[5:].max()  # marked coins differ from the unmarked end of the track
 
 
-def test_v2_features_of_a_blank_track_stay_small():
-    names = coins.COIN_FEATURE_NAMES
+def test_coin_features_of_a_blank_track_stay_small():
+    names = coins.APPEARANCE_FEATURE_NAMES
     blank = features(*flat_sheet("B", 0, 4))[:, names.index("diff_last_coins")]
     marked = features(*flat_sheet("B", 3, 4))[:, names.index("diff_last_coins")]
     assert blank.max() < marked[:3].min()  # blank coins all look alike; marked ones do not
@@ -113,39 +113,39 @@ def test_the_coin_track_tells_a_half_turn_of_side_a(seed: int) -> None:
     assert not any("upside down" in w for w in reading.warnings)
 
 
-def v2_features(image: np.ndarray, pts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def all_features(image: np.ndarray, pts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     fit = GridFit(pts, homography_from_intersections(pts), 0.0, 0.0)
     strip = coins.coin_strip(image, fit)
-    return strip, coins.coin_features_v2(strip, coins.COIN_PX)
+    return strip, coins.coin_features(strip, coins.COIN_PX)
 
 
-def test_v2_track_features_extend_the_shipped_ones(marked_sheet):
+def test_coin_features_extend_the_appearance_features(marked_sheet):
     image, pts = marked_sheet
-    _, f2 = v2_features(image, pts)
-    assert f2.shape == (GEOMETRY.coin_count, len(coins.COIN_FEATURE_NAMES_V2))
+    _, f2 = all_features(image, pts)
+    assert f2.shape == (GEOMETRY.coin_count, len(coins.COIN_FEATURE_NAMES))
     assert np.isfinite(f2).all()
-    # the shipped model reads the first columns: they must stay the v1 features, unchanged
-    np.testing.assert_array_equal(f2[:, :len(coins.COIN_FEATURE_NAMES)], features(image, pts))
+    # the first columns are the appearance features, unchanged
+    np.testing.assert_array_equal(f2[:, :len(coins.APPEARANCE_FEATURE_NAMES)], features(image, pts))
 
 
 def test_style_free_evidence_tells_marked_coins_from_the_print(marked_sheet):
-    names = coins.COIN_FEATURE_NAMES_V2
-    _, f = v2_features(*marked_sheet)  # first 5 coins marked
+    names = coins.COIN_FEATURE_NAMES
+    _, f = all_features(*marked_sheet)  # first 5 coins marked
     ring = f[:, names.index("ring_match")]
     lines = f[:, names.index("extra_lines-unmarked_z")]
     assert ring[:5].max() < ring[5:].min() - 0.2  # marks cover or cross the printed rim and inner ring
     assert lines[:5].min() > 3 * max(1.0, np.abs(lines[5:]).max())
-    _, blank = v2_features(*flat_sheet("B", 0, 4))
+    _, blank = all_features(*flat_sheet("B", 0, 4))
     assert np.abs(blank[:, names.index("extra_lines-unmarked_z")]).max() < 3  # a blank track looks like the print
 
 
 def test_style_free_evidence_ignores_a_veil_of_glare_and_says_how_much_is_left(marked_sheet):
-    names = coins.COIN_FEATURE_NAMES_V2
-    strip, f = v2_features(*marked_sheet)
+    names = coins.COIN_FEATURE_NAMES
+    strip, f = all_features(*marked_sheet)
     veiled = strip.astype(np.float32)
     half = veiled.shape[1] // 2
     veiled[:, half:] = veiled[:, half:] * 0.55 + 110  # glare over the second half of the track
-    fv = coins.coin_features_v2(np.clip(veiled, 0, 255).astype(np.uint8), coins.COIN_PX)
+    fv = coins.coin_features(np.clip(veiled, 0, 255).astype(np.uint8), coins.COIN_PX)
     for name in ("dark_disc", "extra_lines", "ring_match"):
         np.testing.assert_allclose(fv[:, names.index(name)], f[:, names.index(name)], atol=0.03)
     rel, rel_v = coins.coin_reliability(f), coins.coin_reliability(fv)

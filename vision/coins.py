@@ -10,7 +10,10 @@ printed band and coin rims (``refine_track``, never further than half a coin spa
 cannot slip by a coin); each coin is re-centred on its rim and judged against the track itself —
 its last coins (unmarked unless the count is 12–14), its first coin, its neighbours, and the best
 "first k differ from the rest" split — because a mark is easiest to see next to an unmarked coin
-under the same light (``coin_features``).
+under the same light (``appearance_features``); style-free evidence beside it, each measure
+scaled by the coin's own print contrast so glare or a dim photo leaves it unchanged, judged
+against the track's most print-like coins (``coin_features``), and how much each coin can show
+at all (``coin_reliability``: a washed-out coin does not vote in the count).
 """
 
 from __future__ import annotations
@@ -47,7 +50,7 @@ def count_from_probabilities(p_filled: np.ndarray, reliability: np.ndarray | Non
                              temperature: float = COUNT_TEMPERATURE) -> CoinReading:
     """Most likely count ``k`` (first ``k`` coins filled) and its posterior probability.
 
-    ``reliability`` (per coin, 0–1; :func:`coin_reliability` of the v2 features) weighs each coin's
+    ``reliability`` (per coin, 0–1; :func:`coin_reliability` of the coin features) weighs each coin's
     evidence: a coin washed out by glare or clipped to white shows neither a mark nor its absence,
     so with weight 0 it does not vote and the count is decided by the coins around it (its
     confidence then covers both readings of the washed-out stretch). Without it every coin counts fully.
@@ -340,14 +343,14 @@ DESCRIPTOR_CONTEXT = (0, 1, 2, 3, 5, 6, 10, 11, 12, 13, 16, 21, 22)
 CONTEXT_NAMES = ["index", "before_split", "split_k", "split_gain", "prefix_preference",
                  "split_diff_L", "split_diff_L_std", "split_diff_blackhat", "split_diff_diagonal", "split_diff_last",
                  "track_range_L", "track_range_blackhat", "track_range_diff_last"]
-COIN_FEATURE_NAMES: list[str] = (
+APPEARANCE_FEATURE_NAMES: list[str] = (
     DESCRIPTOR_NAMES + [f"{n}-last3" for n in DESCRIPTOR_NAMES] + [f"{n}-median" for n in DESCRIPTOR_NAMES]
     + [f"{n}-first" for n in DESCRIPTOR_NAMES] + [f"{n}-previous" for n in DESCRIPTOR_NAMES]
     + [f"next-{n}" for n in DESCRIPTOR_NAMES] + CONTEXT_NAMES
 )
 
 
-def coin_features(strip_bgr: np.ndarray, px: int, paper: PaperModel | None = None) -> np.ndarray:
+def appearance_features(strip_bgr: np.ndarray, px: int, paper: PaperModel | None = None) -> np.ndarray:
     """(14, F) features of each coin from the high-resolution strip, judged against the track itself.
 
     Each coin is measured relative to the band beside it (local light), then compared with the
@@ -390,11 +393,6 @@ def coin_features(strip_bgr: np.ndarray, px: int, paper: PaperModel | None = Non
     return np.concatenate([d, d - suffix, d - med, d - d[:1], d - prev, nxt - d, context], axis=1).astype(np.float32)
 
 
-def coin_track_features(image: np.ndarray, upright: GridFit, paper: PaperModel, px: int = COIN_PX) -> np.ndarray:
-    """(14, F) coin features for the upright grid: curl-following strip at ``px`` per u."""
-    return coin_features(coin_strip(image, upright, px), px, paper)
-
-
 def track_match(image: np.ndarray, fit: GridFit, px: int = REFINE_PX) -> float:
     """How well the printed coin track (band outline, 14 rims and inner rings) matches the photo
     below ``fit``'s bottom edge: the best normalised correlation within :func:`refine_track`'s
@@ -406,26 +404,26 @@ def track_match(image: np.ndarray, fit: GridFit, px: int = REFINE_PX) -> float:
     return float(cv2.matchTemplate(resp, tmpl, cv2.TM_CCOEFF_NORMED).max())
 
 
-# ---- v2: evidence that does not depend on the marking style, and how much each coin can tell -----
+# ---- evidence that does not depend on the marking style, and how much each coin can tell ----------
 
-V2_DESCRIPTOR_NAMES = [
+STYLE_FREE_DESCRIPTOR_NAMES = [
     "print_contrast", "reliability", "saturated", "dark_disc", "dark_disc_p10", "colour_shift",
     "ring_match", "extra_lines", "extra_lines_p90", "disc_spread",
 ]
-#: columns of the v2 descriptors compared with the track (the rest are context)
-_V2_RELATIVE = (3, 4, 5, 6, 7, 8, 9)
-V2_EXTRA_NAMES: list[str] = (
-    V2_DESCRIPTOR_NAMES + [f"{V2_DESCRIPTOR_NAMES[i]}-last3" for i in _V2_RELATIVE]
-    + [f"{V2_DESCRIPTOR_NAMES[i]}-median" for i in _V2_RELATIVE]
-    + [f"{V2_DESCRIPTOR_NAMES[i]}-unmarked_z" for i in _V2_RELATIVE]
+#: columns of the style-free descriptors compared with the track (the rest are context)
+_COMPARED_DESCRIPTORS = (3, 4, 5, 6, 7, 8, 9)
+STYLE_FREE_FEATURE_NAMES: list[str] = (
+    STYLE_FREE_DESCRIPTOR_NAMES + [f"{STYLE_FREE_DESCRIPTOR_NAMES[i]}-last3" for i in _COMPARED_DESCRIPTORS]
+    + [f"{STYLE_FREE_DESCRIPTOR_NAMES[i]}-median" for i in _COMPARED_DESCRIPTORS]
+    + [f"{STYLE_FREE_DESCRIPTOR_NAMES[i]}-unmarked_z" for i in _COMPARED_DESCRIPTORS]
     + ["unlike_unmarked", "unlike_unmarked_upto", "unlike_unmarked_from", "before_unlike_split", "unlike_split_k",
        "unlike_split_gain"]
 )
-COIN_FEATURE_NAMES_V2: list[str] = COIN_FEATURE_NAMES + V2_EXTRA_NAMES
-RELIABILITY_COLUMN = len(COIN_FEATURE_NAMES) + V2_DESCRIPTOR_NAMES.index("reliability")
+COIN_FEATURE_NAMES: list[str] = APPEARANCE_FEATURE_NAMES + STYLE_FREE_FEATURE_NAMES
+RELIABILITY_COLUMN = len(APPEARANCE_FEATURE_NAMES) + STYLE_FREE_DESCRIPTOR_NAMES.index("reliability")
 
 
-def _v2_descriptors(strip_bgr: np.ndarray, px: int) -> np.ndarray:
+def _style_free_descriptors(strip_bgr: np.ndarray, px: int) -> np.ndarray:
     """(14, 10) per-coin measures scaled by the print's own contrast beside the coin.
 
     Glare adds light (contrast shrinks, bright parts clip) and every marking style darkens or
@@ -491,21 +489,22 @@ def _v2_descriptors(strip_bgr: np.ndarray, px: int) -> np.ndarray:
     return np.column_stack([rel_contrast, reliability, r[:, 1], scaled]).astype(np.float32)
 
 
-def coin_features_v2(strip_bgr: np.ndarray, px: int, paper: PaperModel | None = None) -> np.ndarray:
-    """(14, F2) :func:`coin_features` plus style-free, glare-scaled evidence (``V2_EXTRA_NAMES``).
+def coin_features(strip_bgr: np.ndarray, px: int, paper: PaperModel | None = None) -> np.ndarray:
+    """(14, F) the coin model's features: :func:`appearance_features` plus style-free, glare-scaled
+    evidence (``STYLE_FREE_FEATURE_NAMES``).
 
-    The extra measures (:func:`_v2_descriptors`, each scaled by the print's own contrast beside the
-    coin) are compared with the track's last three coins, with its median, and as z-scores against
+    The extra measures (:func:`_style_free_descriptors`, each scaled by the print's own contrast
+    beside the coin) are compared with the track's last three coins, with its median, and as z-scores against
     the three coins most like the printed coin (clearest rim and inner ring, among those that can
     show a mark), so a coin is judged against the track's own unmarked coins under the same light,
     whatever the marking style — also when 11–13 coins are marked and the last three are not all
     blank. ``unlike_unmarked`` folds those z-scores into one number per coin, with its monotone
-    envelopes along the track and its best split. The first ``len(COIN_FEATURE_NAMES)`` columns are
-    :func:`coin_features` unchanged.
+    envelopes along the track and its best split. The first ``len(APPEARANCE_FEATURE_NAMES)``
+    columns are :func:`appearance_features` unchanged.
     """
-    base = coin_features(strip_bgr, px, paper)
-    e = _v2_descriptors(strip_bgr, px).astype(np.float64)
-    rel = e[:, list(_V2_RELATIVE)]
+    base = appearance_features(strip_bgr, px, paper)
+    e = _style_free_descriptors(strip_bgr, px).astype(np.float64)
+    rel = e[:, list(_COMPARED_DESCRIPTORS)]
     last3 = np.median(rel[-3:], axis=0)
     med = np.median(rel, axis=0)
     # the least-marked coins: the three most like the printed coin (rim and inner ring the clearest)
@@ -529,13 +528,14 @@ def coin_features_v2(strip_bgr: np.ndarray, px: int, paper: PaperModel | None = 
     return np.concatenate([base, e, rel - last3, rel - med, z, split], axis=1).astype(np.float32)
 
 
-def coin_track_features_v2(image: np.ndarray, upright: GridFit, paper: PaperModel, px: int = COIN_PX) -> np.ndarray:
-    """(14, F2) :func:`coin_features_v2` of the curl-following strip (the count needs
+def coin_track_features(image: np.ndarray, upright: GridFit, paper: PaperModel, px: int = COIN_PX) -> np.ndarray:
+    """(14, F) :func:`coin_features` of the curl-following strip (the count needs
     :func:`coin_reliability` of these features)."""
-    return coin_features_v2(coin_strip(image, upright, px), px, paper)
+    return coin_features(coin_strip(image, upright, px), px, paper)
 
 
-def coin_reliability(features_v2: np.ndarray) -> np.ndarray:
-    """(14,) how much each coin can show (0 = washed out by glare or clipped: no evidence), from v2 features."""
-    return np.asarray(features_v2, dtype=np.float64)[:, RELIABILITY_COLUMN]
+def coin_reliability(features: np.ndarray) -> np.ndarray:
+    """(14,) how much each coin can show (0 = washed out by glare or clipped: no evidence), from
+    :func:`coin_track_features`."""
+    return np.asarray(features, dtype=np.float64)[:, RELIABILITY_COLUMN]
 

@@ -20,7 +20,7 @@ from scoring.sheet import Sheet
 from scoring.sides import SIDES
 from scoring.terrain import Terrain
 from vision.classify import CELL_CLASSES, ReaderModel, default_model
-from vision.coins import CoinReading, coin_track_features, count_from_probabilities, track_match
+from vision.coins import CoinReading, coin_reliability, coin_track_features, count_from_probabilities, track_match
 from vision.features import cell_features
 from vision.grid import DOUBT_U, PX, GridFit, fit_grid, line_image, sample_cells
 from vision.layout import GRID
@@ -189,7 +189,7 @@ def cell_doubt(upright: GridFit, r: int, c: int) -> float:
 def _read_coins(image: np.ndarray, upright: GridFit, paper, model: ReaderModel) -> CoinReading:
     """Coin count from the coin classifier's per-coin probabilities."""
     feats = coin_track_features(image, upright, paper)
-    return count_from_probabilities(model.coin_probabilities(feats))
+    return count_from_probabilities(model.coin_probabilities(feats), coin_reliability(feats))
 
 
 def _warnings(loaded: LoadedPhoto, upright: GridFit, cells: np.ndarray, orientation: Orientation,
