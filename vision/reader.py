@@ -157,9 +157,9 @@ def read_image(loaded: LoadedPhoto, side: str | None = None, model: ReaderModel 
     threshold, unfamiliar = model.sheet_threshold(probs.max(axis=1))
     misplaced = [(r, c) for (r, c) in drawable if cell_doubt(upright, r, c) > DOUBT_U]
     low = sorted({(r, c) for (r, c) in drawable if confidence[r][c] < threshold} | set(misplaced))
-    warnings = _warnings(loaded, upright, cells, orientation, low, coins, threshold, unfamiliar, len(misplaced))
     if orientation.shift_margin <= 0 or orientation.separation < MIN_SEPARATION or orientation.upside_down_doubt:
         low = list(drawable)  # the grid may be misplaced or upside down: nothing is sure
+    warnings = _warnings(loaded, upright, cells, orientation, low, coins, threshold, unfamiliar, len(misplaced))
     sheet = Sheet(orientation.side, tuple(tuple(row) for row in grid_terrain), coins.count)
     s = loaded.scale
     pts = upright.intersections * s
