@@ -307,3 +307,30 @@ def test_segment_lattice_needs_clear_lines_or_clear_mountains() -> None:
     when its lines are very clear and the mountains show at least a little."""
     assert grid.SEGMENT_CLEAR_LINES >= 1.5 * grid.MIN_LINE_CONTRAST
     assert 0 < grid.SEGMENT_MOUNTAINS < grid.MOUNTAIN_CONFIRMS
+
+
+def _true_turn(fit: grid.GridFit, truth: np.ndarray) -> int:
+    return int(np.argmin([np.abs(fit.rotated(k).intersections - truth).max() for k in range(4)]))
+
+
+@pytest.mark.parametrize("side", ["A", "B"])
+@pytest.mark.parametrize("quarter_turns", [0, 1, 2, 3])
+def test_washed_out_mountains_are_recognised_by_their_glyph(side: str, quarter_turns: int) -> None:
+    """Glare lifts every pixel towards white: no mountain is "dark" any more (50700078, 50800059,
+    50800105 were read as the other side), but the printed peaks and coin are still there —
+    and they point up, so side A's half turn is told even against a coin track that says otherwise."""
+    photo, truth = warped_sheet(side, quarter_turns, seed=100 + 10 * quarter_turns + (side == "B"))
+    fit = grid.fit_grid(photo)
+    assert fit is not None
+    k_true = _true_turn(fit, truth)
+    cells = grid.sample_cells(photo, fit)
+    washed = (cells.astype(np.float32) * 0.4 + 150).astype(np.uint8)
+    dark = orient.mountain_darkness(washed, grid.PX)
+    assert orient.best_separation(dark) <= 0.0  # the darkness cue alone cannot tell
+    misleading = [0.0] * 4
+    misleading[(k_true + 2) % 4] = 1.0  # the coin track "seen" on the wrong end
+    decided, scores = orient.decide_orientation(dark, None, misleading, washed)
+    assert (decided.side, decided.quarter_turns) == (side, k_true)
+    glyph = orient.mountain_glyph_match(washed, grid.PX)
+    assert glyph[(side, k_true)] > 0.7
+    assert max(v for key, v in glyph.items() if key != (side, k_true)) < 0.5

@@ -9,6 +9,11 @@ Side A's mountains (and ruins) are symmetric under a half turn, so the coin trac
 between a turn and its opposite: below the grid of the upright sheet, 14 coins repeat every
 0.712 u (:func:`coin_track_periodicity`). The same score, recomputed with the layout slid by one cell in each of the 8 directions, is the
 explicit guard against a one-cell shift: mountains must land on exactly their own cells.
+
+A second cue, for glare or a washed-out print where the mountains are no longer "dark": the
+printed mountain glyph itself (two white peaks pointing up, a small coin top right) is matched in
+each hypothesis's five mountain cells (:func:`mountain_glyph_match`). It is not symmetric under
+a half turn, so it also tells side A's turn from its opposite.
 """
 
 from __future__ import annotations
@@ -26,6 +31,20 @@ BROWN_TOLERANCE = 8  # red channel may trail the larger of green/blue by this mu
 DARK_RATIO = 0.5  # a pixel is "mountain dark" when its brightest channel is below this share of the paper's
 MIN_SEPARATION = 0.12  # below this the orientation is a guess: warn
 COIN_WEIGHT = 0.5  # weight of the coin track's periodicity in a hypothesis's score
+GLYPH_WEIGHT = 1.0  # weight of the mountain glyph match (mean of the best three of five) in a hypothesis's score
+GLYPH_SIZE = 8  # the glyph is compared at 8 × 8 samples per cell
+#: an upright mountain cell's brightest channel at 8 × 8, normalised (mean 0, sd 1): the median of
+#: 925 mountain cells of dev photos 507000xx–507001xx (white peaks in the middle, the coin top right)
+MOUNTAIN_GLYPH = np.array([
+    [-0.72, -0.70, -0.70, -0.71, -0.70, -0.56,  0.06, -0.62],
+    [-0.71, -0.70, -0.69, -0.70, -0.59,  1.28,  2.04,  0.06],
+    [-0.72, -0.70,  0.91,  0.18,  1.17,  2.74,  0.40, -0.58],
+    [-0.71, -0.44,  1.94,  2.74,  2.72,  0.73,  1.05, -0.72],
+    [-0.71,  1.42,  0.15,  0.97, -0.20,  0.52,  1.89, -0.68],
+    [-0.33,  1.62, -0.70, -0.69, -0.69, -0.70,  0.77,  0.48],
+    [ 0.01, -0.30, -0.69, -0.70, -0.70, -0.69, -0.63,  0.28],
+    [-0.73, -0.71, -0.71, -0.72, -0.72, -0.72, -0.72, -0.73],
+], np.float32)
 
 
 @dataclass(frozen=True)
@@ -53,6 +72,32 @@ def mountain_darkness(cells_bgr: np.ndarray, px: int) -> np.ndarray:
     inset = max(1, px // 6)
     blocks = dark.reshape(GRID, px, GRID, px)[:, inset:px - inset, :, inset:px - inset]
     return blocks.mean(axis=(1, 3))
+
+
+def glyph_tiles(cells_bgr: np.ndarray, px: int) -> np.ndarray:
+    """(11, 11, 8, 8) every cell's brightest channel at :data:`GLYPH_SIZE` samples, normalised per cell."""
+    gray = cells_bgr.max(axis=2).astype(np.float32)
+    small = cv2.resize(gray, (GRID * GLYPH_SIZE, GRID * GLYPH_SIZE), interpolation=cv2.INTER_AREA)
+    tiles = small.reshape(GRID, GLYPH_SIZE, GRID, GLYPH_SIZE).transpose(0, 2, 1, 3)
+    mean = tiles.mean(axis=(2, 3), keepdims=True)
+    sd = tiles.std(axis=(2, 3), keepdims=True)
+    return (tiles - mean) / (sd + 1e-6)
+
+
+def mountain_glyph_match(cells_bgr: np.ndarray, px: int) -> dict[tuple[str, int], float]:
+    """For every (side, quarter turns): how well its five mountain cells show the printed glyph,
+    upright — the mean of the three best correlations of the five with :data:`MOUNTAIN_GLYPH`
+    (about 0.95 where they are), so two mountains hidden by glare or a finger do not decide.
+    Turning the cell area turns each cell too: a half turn puts the peaks down."""
+    tiles = glyph_tiles(cells_bgr, px)
+    out = {}
+    for k in range(4):
+        # rot90 of the whole area by k == cells moved by rot90 of the (11, 11) index grid and each tile turned
+        turned = np.rot90(np.rot90(tiles, k, axes=(0, 1)), k, axes=(2, 3))
+        ncc = (turned * MOUNTAIN_GLYPH).mean(axis=(2, 3))
+        for name, layout in SIDES.items():
+            out[(name, k)] = float(np.mean(sorted(ncc[r, c] for r, c in layout.mountains)[2:]))
+    return out
 
 
 def _local_paper(gray: np.ndarray, px: int) -> np.ndarray:
@@ -123,17 +168,24 @@ def _bottom_homography(fit: GridFit, rows: int = 5) -> np.ndarray:
 
 
 def decide_orientation(dark: np.ndarray, side: str | None = None,
-                       coin_evidence: list[float] | None = None) -> tuple[Orientation, dict[tuple[str, int], float]]:
+                       coin_evidence: list[float] | None = None,
+                       cells: np.ndarray | None = None,
+                       ) -> tuple[Orientation, dict[tuple[str, int], float]]:
     """The best (side, quarter turns) for a found grid's darkness map, and every hypothesis's score.
 
     ``coin_evidence[k]``: the coin-track periodicity below the grid turned by ``k`` quarter turns.
+    ``cells``: the found cell area (``dark``'s source, 11 × 11 cells): adds each hypothesis's
+    :func:`mountain_glyph_match`, which decides where glare has washed the mountains' darkness out.
     """
+    glyph = None if cells is None else mountain_glyph_match(cells, cells.shape[0] // GRID)
     scores: dict[tuple[str, int], float] = {}
     for name, layout in SIDES.items():
         for k in range(4):
             scores[(name, k)] = _separation(np.rot90(dark, k), layout.mountains, layout.wasteland)
             if coin_evidence is not None:
                 scores[(name, k)] += COIN_WEIGHT * min(coin_evidence[k], 1.0)
+            if glyph is not None:
+                scores[(name, k)] += GLYPH_WEIGHT * glyph[(name, k)]
     allowed = {key: s for key, s in scores.items() if side is None or key[0] == side}
     ranked = sorted(allowed.items(), key=lambda kv: -kv[1])
     (best_side, best_k), best = ranked[0]

@@ -94,7 +94,7 @@ def _orient(image: np.ndarray, fit: GridFit, cells: np.ndarray, side: str | None
     dark = mountain_darkness(cells, PX)
     lines = line_image(image)
     coin_ev = [coin_track_periodicity(lines, fit.rotated(k)) for k in range(4)]
-    orientation, scores = decide_orientation(dark, side, coin_ev)
+    orientation, scores = decide_orientation(dark, side, coin_ev, cells)  # cells: the mountain glyph cue
     if orientation.side == "A":  # its mountains are the same after a half turn: a second witness
         k = orientation.quarter_turns
         if track_match(image, fit.rotated(k + 2)) > track_match(image, fit.rotated(k)):
