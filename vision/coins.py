@@ -265,25 +265,34 @@ def _recentre(strip_bgr: np.ndarray, px: int, centres: list[tuple[float, float]]
     return [(cx + dx, cy + dy) for (cx, cy), (dx, dy) in zip(centres, sm)]
 
 
-def _coin_descriptors(strip_bgr: np.ndarray, px: int) -> tuple[np.ndarray, np.ndarray]:
-    """Per coin, measures relative to the band around it: (14, D) descriptors and (14, P, P) L patches."""
+def _coin_windows(strip_bgr: np.ndarray, px: int):
+    """The 14 coins re-centred on their rims, and a square window of ±0.36 u around each:
+    (centres in strip px, window offsets yy and xx in px, distance from the centre in coin radii,
+    ``cut(a, cx, cy)`` → the window of image ``a`` around one centre)."""
     g = GEOMETRY
     x0, _, y0, _ = COIN_STRIP
-    img = strip_bgr.astype(np.float32) / 255.0 + 1e-3
-    rad = g.coin_radius * px
     half = int(round(0.36 * px))
     centres = _recentre(strip_bgr, px, [((cx - x0) * px - 0.5, (cy - y0) * px - 0.5)
                                         for cx, cy in (g.coin_centre(i) for i in range(g.coin_count))])
     yy, xx = np.mgrid[-half:half + 1, -half:half + 1].astype(np.float32)
-    dist = np.hypot(xx, yy) / rad
-    ang = np.arctan2(yy, xx)
-    diag_sector = np.abs(np.sin(2 * ang)) > 0.7
-    band_ref = (dist > 1.35) & (np.abs(yy) < 0.22 * px)
+    dist = np.hypot(xx, yy) / (g.coin_radius * px)
 
-    def patch(a: np.ndarray, cx: float, cy: float) -> np.ndarray:
+    def cut(a: np.ndarray, cx: float, cy: float) -> np.ndarray:
         m = np.float32([[1, 0, cx - half], [0, 1, cy - half]])
         return cv2.warpAffine(a, m, (2 * half + 1, 2 * half + 1), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                               borderMode=cv2.BORDER_REPLICATE)
+
+    return centres, yy, xx, dist, cut
+
+
+def _coin_descriptors(strip_bgr: np.ndarray, px: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per coin, measures relative to the band around it: (14, D) descriptors and (14, P, P) L patches."""
+    g = GEOMETRY
+    img = strip_bgr.astype(np.float32) / 255.0 + 1e-3
+    centres, yy, xx, dist, patch = _coin_windows(strip_bgr, px)
+    ang = np.arctan2(yy, xx)
+    diag_sector = np.abs(np.sin(2 * ang)) > 0.7
+    band_ref = (dist > 1.35) & (np.abs(yy) < 0.22 * px)
 
     # only inside the band: the paper beyond its two ends (next to the first and last coin) is another colour
     b = g.coin_band
@@ -435,15 +444,11 @@ def _style_free_descriptors(strip_bgr: np.ndarray, px: int) -> np.ndarray:
     unmarked coin matches, a covered or crossed one less), ``extra_lines`` the line energy off them.
     """
     g = GEOMETRY
-    x0, _, y0, _ = COIN_STRIP
     img = strip_bgr.astype(np.float32)
     grey = img.mean(axis=2)
     rad = g.coin_radius * px
-    half = int(round(0.36 * px))
-    centres = _recentre(strip_bgr, px, [((cx - x0) * px - 0.5, (cy - y0) * px - 0.5)
-                                        for cx, cy in (g.coin_centre(i) for i in range(g.coin_count))])
-    yy, xx = np.mgrid[-half:half + 1, -half:half + 1].astype(np.float32)
-    dist = np.hypot(xx, yy) / rad
+    centres, yy, xx, dist, patch = _coin_windows(strip_bgr, px)
+    half = len(yy) // 2
     disc, inner = dist <= 0.85, dist <= 1.15
     rim = (dist > 0.85) & (dist < 1.15)
     ring_zone = (np.abs(dist - 1.0) < 0.12) | (np.abs(dist - 0.62) < 0.1)
@@ -456,11 +461,6 @@ def _style_free_descriptors(strip_bgr: np.ndarray, px: int) -> np.ndarray:
     k = max(3, int(round(0.12 * px)) | 1)
     kern = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
     b = g.coin_band
-
-    def patch(a: np.ndarray, cx: float, cy: float) -> np.ndarray:
-        m = np.float32([[1, 0, cx - half], [0, 1, cy - half]])
-        return cv2.warpAffine(a, m, (2 * half + 1, 2 * half + 1), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                              borderMode=cv2.BORDER_REPLICATE)
 
     rows = []
     for i, (cx, cy) in enumerate(centres):
