@@ -285,11 +285,12 @@ def _coin_windows(strip_bgr: np.ndarray, px: int):
     return centres, yy, xx, dist, cut
 
 
-def _coin_descriptors(strip_bgr: np.ndarray, px: int) -> tuple[np.ndarray, np.ndarray]:
-    """Per coin, measures relative to the band around it: (14, D) descriptors and (14, P, P) L patches."""
+def _coin_descriptors(strip_bgr: np.ndarray, px: int, windows=None) -> tuple[np.ndarray, np.ndarray]:
+    """Per coin, measures relative to the band around it: (14, D) descriptors and (14, P, P) L patches.
+    ``windows``: :func:`_coin_windows` of this strip, when the caller already has them."""
     g = GEOMETRY
     img = strip_bgr.astype(np.float32) / 255.0 + 1e-3
-    centres, yy, xx, dist, patch = _coin_windows(strip_bgr, px)
+    centres, yy, xx, dist, patch = windows or _coin_windows(strip_bgr, px)
     ang = np.arctan2(yy, xx)
     diag_sector = np.abs(np.sin(2 * ang)) > 0.7
     band_ref = (dist > 1.35) & (np.abs(yy) < 0.22 * px)
@@ -359,15 +360,16 @@ APPEARANCE_FEATURE_NAMES: list[str] = (
 )
 
 
-def appearance_features(strip_bgr: np.ndarray, px: int, paper: PaperModel | None = None) -> np.ndarray:
+def appearance_features(strip_bgr: np.ndarray, px: int, paper: PaperModel | None = None, windows=None) -> np.ndarray:
     """(14, F) features of each coin from the high-resolution strip, judged against the track itself.
 
     Each coin is measured relative to the band beside it (local light), then compared with the
     track's last coins (unmarked unless the count is 12–14), with the first coin, with its
     neighbours, and through the best "first k differ from the rest" split of the whole track.
     ``paper`` is accepted for the interface; the band beside each coin is the reference.
+    ``windows``: :func:`_coin_windows` of this strip, when the caller already has them.
     """
-    d, patches = _coin_descriptors(strip_bgr, px)
+    d, patches = _coin_descriptors(strip_bgr, px, windows)
     n = len(d)
     half = patches.shape[1] // 2
     yy, xx = np.mgrid[-half:half + 1, -half:half + 1]
@@ -432,7 +434,7 @@ COIN_FEATURE_NAMES: list[str] = APPEARANCE_FEATURE_NAMES + STYLE_FREE_FEATURE_NA
 RELIABILITY_COLUMN = len(APPEARANCE_FEATURE_NAMES) + STYLE_FREE_DESCRIPTOR_NAMES.index("reliability")
 
 
-def _style_free_descriptors(strip_bgr: np.ndarray, px: int) -> np.ndarray:
+def _style_free_descriptors(strip_bgr: np.ndarray, px: int, windows=None) -> np.ndarray:
     """(14, 10) per-coin measures scaled by the print's own contrast beside the coin.
 
     Glare adds light (contrast shrinks, bright parts clip) and every marking style darkens or
@@ -442,12 +444,13 @@ def _style_free_descriptors(strip_bgr: np.ndarray, px: int) -> np.ndarray:
     ``saturated`` (share of clipped pixels) say how much the coin can show at all (``reliability``).
     ``ring_match`` is the thin-line image's correlation with the printed rim and inner ring (an
     unmarked coin matches, a covered or crossed one less), ``extra_lines`` the line energy off them.
+    ``windows``: :func:`_coin_windows` of this strip, when the caller already has them.
     """
     g = GEOMETRY
     img = strip_bgr.astype(np.float32)
     grey = img.mean(axis=2)
     rad = g.coin_radius * px
-    centres, yy, xx, dist, patch = _coin_windows(strip_bgr, px)
+    centres, yy, xx, dist, patch = windows or _coin_windows(strip_bgr, px)
     half = len(yy) // 2
     disc, inner = dist <= 0.85, dist <= 1.15
     rim = (dist > 0.85) & (dist < 1.15)
@@ -502,8 +505,9 @@ def coin_features(strip_bgr: np.ndarray, px: int, paper: PaperModel | None = Non
     envelopes along the track and its best split. The first ``len(APPEARANCE_FEATURE_NAMES)``
     columns are :func:`appearance_features` unchanged.
     """
-    base = appearance_features(strip_bgr, px, paper)
-    e = _style_free_descriptors(strip_bgr, px).astype(np.float64)
+    windows = _coin_windows(strip_bgr, px)  # the rims are found once for both descriptor sets
+    base = appearance_features(strip_bgr, px, paper, windows)
+    e = _style_free_descriptors(strip_bgr, px, windows).astype(np.float64)
     rel = e[:, list(_COMPARED_DESCRIPTORS)]
     last3 = np.median(rel[-3:], axis=0)
     med = np.median(rel, axis=0)
