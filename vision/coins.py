@@ -230,6 +230,14 @@ def _apply_h(h: np.ndarray, uv: np.ndarray) -> np.ndarray:
 RECENTRE_U = 0.12  # each coin's printed rim is looked for this far around where the strip puts it
 
 
+def _rim_template(px: int, half: int) -> np.ndarray:
+    """A coin's printed rim and inner ring as thin blurred lines, centred in a (2·half+1)² float image."""
+    ring = np.zeros((2 * half + 1, 2 * half + 1), np.float32)
+    cv2.circle(ring, (half, half), int(round(GEOMETRY.coin_radius * px)), 1.0, max(1, px // 32), cv2.LINE_AA)
+    cv2.circle(ring, (half, half), int(round(GEOMETRY.coin_radius * 0.62 * px)), 1.0, max(1, px // 48), cv2.LINE_AA)
+    return cv2.GaussianBlur(ring, (0, 0), px / 64)
+
+
 def _recentre(strip_bgr: np.ndarray, px: int, centres: list[tuple[float, float]]) -> list[tuple[float, float]]:
     """Each coin centre moved onto its printed rim and inner ring (what is left of the placement error).
 
@@ -247,10 +255,7 @@ def _recentre(strip_bgr: np.ndarray, px: int, centres: list[tuple[float, float]]
     reach = max(1, int(round(RECENTRE_U * px)))
     half = int(round(g.coin_radius * 1.3 * px))
     size = 2 * half + 1
-    ring = np.zeros((size, size), np.float32)
-    cv2.circle(ring, (half, half), int(round(g.coin_radius * px)), 1.0, max(1, px // 32), cv2.LINE_AA)
-    cv2.circle(ring, (half, half), int(round(g.coin_radius * 0.62 * px)), 1.0, max(1, px // 48), cv2.LINE_AA)
-    ring = cv2.GaussianBlur(ring, (0, 0), px / 64)
+    ring = _rim_template(px, half)
     shifts = []
     for cx, cy in centres:
         x0, y0 = int(round(cx)) - half - reach, int(round(cy)) - half - reach
@@ -449,17 +454,13 @@ def _style_free_descriptors(strip_bgr: np.ndarray, px: int, windows=None) -> np.
     g = GEOMETRY
     img = strip_bgr.astype(np.float32)
     grey = img.mean(axis=2)
-    rad = g.coin_radius * px
     centres, yy, xx, dist, patch = windows or _coin_windows(strip_bgr, px)
     half = len(yy) // 2
     disc, inner = dist <= 0.85, dist <= 1.15
     rim = (dist > 0.85) & (dist < 1.15)
     ring_zone = (np.abs(dist - 1.0) < 0.12) | (np.abs(dist - 0.62) < 0.1)
     band_ref = (dist > 1.35) & (np.abs(yy) < 0.22 * px)
-    ring = np.zeros_like(dist)
-    cv2.circle(ring, (half, half), int(round(rad)), 1.0, max(1, px // 32), cv2.LINE_AA)
-    cv2.circle(ring, (half, half), int(round(rad * 0.62)), 1.0, max(1, px // 48), cv2.LINE_AA)
-    ring = cv2.GaussianBlur(ring, (0, 0), px / 64)[inner]
+    ring = _rim_template(px, half)[inner]
     ring = (ring - ring.mean()) / (ring.std() + 1e-6)
     k = max(3, int(round(0.12 * px)) | 1)
     kern = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
