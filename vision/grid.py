@@ -133,14 +133,9 @@ def order_corners(quad: np.ndarray) -> np.ndarray:
 
 def quad_candidates(gray: np.ndarray, max_candidates: int = 12) -> list[np.ndarray]:
     """Convex 4-gons in ``gray`` outlined by dark structure, largest first."""
-    h, w = gray.shape
-    area_min = 0.004 * h * w
-    block = max(15, (max(h, w) // 40) | 1)
+    area_min = _min_contour_area(gray)
     found: list[tuple[float, np.ndarray]] = []
-    for c in (6, 12):
-        mask = cv2.adaptiveThreshold(gray, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, block, c)
-        mask = cv2.dilate(mask, np.ones((3, 3), np.uint8))
-        contours, _ = cv2.findContours(mask, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+    for contours in _dark_contours(gray):
         for cnt in contours:
             area = cv2.contourArea(cnt)
             if area < area_min:
@@ -162,12 +157,33 @@ def quad_candidates(gray: np.ndarray, max_candidates: int = 12) -> list[np.ndarr
     found.sort(key=lambda t: -t[0])
     unique: list[np.ndarray] = []
     for _, q in found:
-        side = np.sqrt(max(cv2.contourArea(q.astype(np.float32)), 1.0))
-        if all(np.abs(q - u).max() > 0.03 * side for u in unique):
+        if _is_new_quad(q, unique):
             unique.append(q)
         if len(unique) >= max_candidates:
             break
     return unique
+
+
+def _min_contour_area(gray: np.ndarray) -> float:
+    """The smallest dark contour (px²) worth outlining a sheet: 0.4 % of the photo."""
+    h, w = gray.shape
+    return 0.004 * h * w
+
+
+def _dark_contours(gray: np.ndarray):
+    """The contours of dark structure (mean-adaptive threshold, dilated), one list per threshold offset (6, 12)."""
+    h, w = gray.shape
+    block = max(15, (max(h, w) // 40) | 1)
+    for c in (6, 12):
+        mask = cv2.adaptiveThreshold(gray, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, block, c)
+        mask = cv2.dilate(mask, np.ones((3, 3), np.uint8))
+        yield cv2.findContours(mask, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)[0]
+
+
+def _is_new_quad(quad: np.ndarray, seen: list[np.ndarray]) -> bool:
+    """No quad in ``seen`` has all corners within 3 % of ``quad``'s side."""
+    side = np.sqrt(max(cv2.contourArea(quad.astype(np.float32)), 1.0))
+    return all(np.abs(quad - q).max() > 0.03 * side for q in seen)
 
 
 def _side_line_corners(points: np.ndarray, quad: np.ndarray) -> np.ndarray | None:
@@ -220,21 +236,10 @@ def _fallback_hypotheses(gray: np.ndarray) -> list[list[np.ndarray]]:
     from itertools import combinations
 
     h, w = gray.shape
-    area_min = 0.004 * h * w
-    block = max(15, (max(h, w) // 40) | 1)
+    area_min = _min_contour_area(gray)
     out: list[list[np.ndarray]] = []
     seen: list[np.ndarray] = []
-
-    def add(quad: np.ndarray, hyps) -> None:
-        side = np.sqrt(max(cv2.contourArea(quad.astype(np.float32)), 1.0))
-        if all(np.abs(quad - q).max() > 0.03 * side for q in seen):
-            seen.append(quad)
-            out.append(hyps(quad))
-
-    for c in (6, 12):
-        mask = cv2.adaptiveThreshold(gray, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, block, c)
-        mask = cv2.dilate(mask, np.ones((3, 3), np.uint8))
-        contours, _ = cv2.findContours(mask, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+    for contours in _dark_contours(gray):
         for cnt in sorted(contours, key=cv2.contourArea, reverse=True)[:20]:
             if cv2.contourArea(cnt) < 4 * area_min:
                 break
@@ -245,8 +250,10 @@ def _fallback_hypotheses(gray: np.ndarray) -> list[list[np.ndarray]]:
                 if 5 <= len(approx) <= 6:
                     for idx in combinations(range(len(approx)), 4):
                         quad = order_corners(approx[list(idx)])
-                        if _plausible_quad(quad):
-                            add(quad, lambda q: [_quad_homography(q), _quad_homography(q) @ FRAME_OUTER_TO_CELLS])
+                        if _plausible_quad(quad) and _is_new_quad(quad, seen):
+                            seen.append(quad)
+                            as_cells = _quad_homography(quad)
+                            out.append([as_cells, as_cells @ FRAME_OUTER_TO_CELLS])
     # the paper: bright against the table
     _, bright = cv2.threshold(cv2.GaussianBlur(gray, (5, 5), 0), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     bright = cv2.morphologyEx(bright, cv2.MORPH_CLOSE, np.ones((15, 15), np.uint8))
