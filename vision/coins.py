@@ -109,6 +109,7 @@ REFINE_PX = 48  # canonical px per u of the search strip
 SECTIONS_U = ((0.85, 3.3), (2.7, 5.5), (4.9, 7.6), (7.0, 9.7), (9.1, 11.25))  # parts of the track matched on their own…
 SECTION_REACH_U = 0.1  # …this close to the whole track's match
 REFINE_REACH_U = 0.4  # largest correction searched (the curl extrapolation is rarely further off)
+REFINE_ALONG_U = 0.3  # largest shift along the track (under half a coin pitch: the match cannot slip by a coin)
 
 
 def _line_response(bgr: np.ndarray, px: int) -> np.ndarray:
@@ -136,8 +137,8 @@ def _track_template(px: int, x0: float, y0: float, w: int, h: int) -> np.ndarray
 
 def _track_search(image: np.ndarray, to_photo, px: int) -> tuple[np.ndarray, np.ndarray]:
     """(thin-line response of the strip around the coin track, the printed track's template) for
-    matching within ±``REFINE_REACH_U`` across and ±0.3 u along the track."""
-    ry, rx = REFINE_REACH_U, 0.3
+    matching within ±``REFINE_REACH_U`` across and ±``REFINE_ALONG_U`` along the track."""
+    ry, rx = REFINE_REACH_U, REFINE_ALONG_U
     b = GEOMETRY.coin_band
     tx0, tx1, ty0, ty1 = b.x0 - 0.15, b.x1 + 0.15, b.y0 - 0.15, b.y1 + 0.15
     us = tx0 - rx + (np.arange(int(round((tx1 - tx0 + 2 * rx) * px))) + 0.5) / px
@@ -155,10 +156,10 @@ def refine_track(image: np.ndarray, to_photo, px: int = REFINE_PX):
     The whole printed track (band outline, 14 rims and inner rings) is matched against the thin dark
     lines of the strip sampled through ``to_photo``, within ±``REFINE_REACH_U`` vertically (found
     grids' bottom rows can sit on the frame line, putting the extrapolated track ~0.3 u low) and
-    ±0.3 u along the track (less than half a coin pitch, so the match cannot slip by one coin).
+    ±``REFINE_ALONG_U`` along the track (less than half a coin pitch, so the match cannot slip by one coin).
     Returns the corrected mapping (the input one when the match is weak).
     """
-    ry, rx = REFINE_REACH_U, 0.3
+    ry, rx = REFINE_REACH_U, REFINE_ALONG_U
     tx0 = GEOMETRY.coin_band.x0 - 0.15
     resp, tmpl = _track_search(image, to_photo, px)
     th = tmpl.shape[0]
