@@ -25,6 +25,8 @@ units ``u`` (origin top-left of the cell area, layout.py).
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import cv2
@@ -943,7 +945,8 @@ def _finish(image: np.ndarray, found: tuple[np.ndarray, np.ndarray, float]) -> G
         pts, disp, snapped, strength = _refine_detail(darkest, hom, PX, disp, 0.15)
     doubt = crossing_doubt(snapped, strength, disp)
     if (doubt > DOUBT_U).any():
-        tries = [_reanchored(image, darkest, pts, doubt, sure_u) for sure_u in SURE_U]
+        found_score = functools.cache(lambda: lattice_score(darkest, pts))  # once for all tries, only if needed
+        tries = [_reanchored(image, darkest, pts, doubt, sure_u, found_score) for sure_u in SURE_U]
         tries = [t for t in tries if t is not None]
         if tries:
             pts, disp, doubt = min(tries, key=lambda t: (t[2] > DOUBT_U).sum())
@@ -957,10 +960,11 @@ SURE_MOVE_U = 0.1  # … and none of them may move further (a wrong re-anchoring
 REANCHOR_KEEPS_SCORE = 1.0  # the re-anchored lattice's line score must keep this share of the first one's
 
 
-def _reanchored(image: np.ndarray, darkest: np.ndarray, pts: np.ndarray, doubt: np.ndarray, sure_u: float):
+def _reanchored(image: np.ndarray, darkest: np.ndarray, pts: np.ndarray, doubt: np.ndarray, sure_u: float,
+                found_score: Callable[[], float]):
     """Snap again from a homography through the crossings in no doubt (under ``sure_u``); ``None``
     unless it is better: fewer doubted crossings, the sure ones not moved, the lattice not weaker
-    and the mountains not contradicting it."""
+    than ``found_score()`` (``pts``'s line score) and the mountains not contradicting it."""
     sure = doubt < sure_u
     if sure.sum() < MIN_SURE:
         return None
@@ -981,7 +985,7 @@ def _reanchored(image: np.ndarray, darkest: np.ndarray, pts: np.ndarray, doubt: 
                            - prior - ideal, axis=2)
     if moved[sure].max() > SURE_MOVE_U:
         return None
-    if (lattice_score(darkest, new_pts) < REANCHOR_KEEPS_SCORE * lattice_score(darkest, pts)
+    if (lattice_score(darkest, new_pts) < REANCHOR_KEEPS_SCORE * found_score()
             or _mountain_separation(image, new_pts) < 0):
         return None
     return new_pts, disp, new_doubt
