@@ -70,8 +70,7 @@ class GridFit:
     @property
     def corners(self) -> np.ndarray:
         """TL, TR, BR, BL corners of the cell area in photo pixels."""
-        p = self.intersections
-        return np.array([p[0, 0], p[0, -1], p[-1, -1], p[-1, 0]], dtype=np.float64)
+        return _area_corners(self.intersections)
 
     def rotated(self, quarter_turns: int) -> "GridFit":
         """The same fit with the grid turned ``quarter_turns`` × 90° counter-clockwise in u."""
@@ -90,6 +89,12 @@ class GridFit:
         dx = np.linalg.norm(np.diff(p, axis=1), axis=2)
         dy = np.linalg.norm(np.diff(p, axis=0), axis=2)
         return float(np.median(np.concatenate([dx.ravel(), dy.ravel()])))
+
+
+def _area_corners(intersections: np.ndarray) -> np.ndarray:
+    """TL, TR, BR, BL corners of the cell area: the outer crossings of (12, 12, 2) ``intersections``."""
+    p = intersections
+    return np.array([p[0, 0], p[0, -1], p[-1, -1], p[-1, 0]], dtype=np.float64)
 
 
 def ideal_intersections() -> np.ndarray:
@@ -606,8 +611,7 @@ def _check_hypotheses(small: np.ndarray, darkest: np.ndarray, hypotheses: list[n
             if rejected is not None:  # for the thin-line rescue (fit_grid), judged only if nothing passes
                 rejected.append((hom, pts, disp, strict))
             continue
-        corners = np.array([pts[0, 0], pts[0, -1], pts[-1, -1], pts[-1, 0]])
-        out.append(_Candidate(hom, disp, score, separation, corners))
+        out.append(_Candidate(hom, disp, score, separation, _area_corners(pts)))
     return out
 
 
@@ -892,8 +896,7 @@ def _thin_line_rescue(image: np.ndarray, rejected: list) -> tuple[np.ndarray, np
     pre = []
     darkest = line_image(image)
     for hom, pts, disp, strict in rejected:
-        corners = np.array([pts[0, 0], pts[0, -1], pts[-1, -1], pts[-1, 0]])
-        pre.append((thin_line_score(darkest, pts), hom, pts, disp, corners, strict))
+        pre.append((thin_line_score(darkest, pts), hom, pts, disp, _area_corners(pts), strict))
     pre.sort(key=lambda t: -t[0])
     for score, hom, pts, disp, corners, strict in pre[:THIN_MAX_RESCUED]:
         if score < WEAK_LINE_CONTRAST:
