@@ -738,7 +738,8 @@ def _snap_crossings(image: np.ndarray, homography: np.ndarray, px: int, prior: n
     both = np.concatenate([-half[::-1] - 1, half])  # both arms: the negative one first
     snapped = np.zeros((LINES, LINES, 2))
     strength = np.zeros((LINES, LINES, 2))
-    idx = np.arange(LINES)
+    row_index, col_index = np.divmod(np.arange(LINES * LINES), LINES)  # of each ravelled crossing
+    window_d = np.arange(extra, extra + 2 * search + 1)  # the searched offsets within a profile
     for k in range(2):
         if k == 0:  # vertical line near each crossing: rows along it, columns across it → profile over x
             rows = np.clip(cy[:, None, None] + both[None, :, None], 0, h - 1)
@@ -750,27 +751,22 @@ def _snap_crossings(image: np.ndarray, homography: np.ndarray, px: int, prior: n
         prof = samples.mean(axis=1)
         centre = (cx, cy)[k]
         # which arm to average: both inside; only the inward one on the ring rows/columns along the frame
-        along_index = (np.broadcast_to(idx[:, None], (LINES, LINES)) if k == 0
-                       else np.broadcast_to(idx[None, :], (LINES, LINES))).ravel()
-        across_index = (np.broadcast_to(idx[None, :], (LINES, LINES)) if k == 0
-                        else np.broadcast_to(idx[:, None], (LINES, LINES))).ravel()
+        along_index, across_index = (row_index, col_index) if k == 0 else (col_index, row_index)
         if ring:
             neg, pos = samples[:, :len(half)].mean(axis=1), samples[:, len(half):].mean(axis=1)
             prof = np.where((along_index == 0)[:, None], pos, prof)
             prof = np.where((along_index == GRID)[:, None], neg, prof)
-        inner = prof[:, extra:extra + 2 * search + 1]
+        inner = prof[:, window_d]
         peak = _peaks(inner)
         value = inner.max(axis=1)
         # frame lines (x of columns 0 and 11, y of rows 0 and 11): the inner band line with the outer one beside it
         for edge, outward in (((0, -1), (GRID, 1)) if ring else ()):
             sel = across_index == edge
             p = prof[sel]
-            d = np.arange(extra, extra + 2 * search + 1)
-            pair_score = np.minimum(p[:, d], p[:, d + outward * band])
-            best = d[np.argmax(pair_score, axis=1)]
-            rows_sel = np.arange(len(p))
+            pair_score = np.minimum(p[:, window_d], p[:, window_d + outward * band])
+            best = window_d[np.argmax(pair_score, axis=1)]
             lo = np.clip(best - 2, 0, p.shape[1] - 5)
-            window = p[rows_sel[:, None], lo[:, None] + np.arange(5)[None, :]]
+            window = np.take_along_axis(p, lo[:, None] + np.arange(5)[None, :], axis=1)
             peak[sel] = lo - extra + _peaks(window)
             value[sel] = pair_score.max(axis=1)
         snapped[..., k] = ((centre - search + peak + 0.5) / px - margin - ideal[..., k].ravel()).reshape(LINES, LINES)
