@@ -28,6 +28,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import combinations
 
 import cv2
 import numpy as np
@@ -240,8 +241,6 @@ def _fallback_hypotheses(gray: np.ndarray) -> list[list[np.ndarray]]:
     its box in u is ``GEOMETRY.sheet``; its long sides are the sheet's height, and each of the
     four corner orders is tried (the pre-check and the mountains decide, a half turn included).
     """
-    from itertools import combinations
-
     h, w = gray.shape
     area_min = _min_contour_area(gray)
     out: list[list[np.ndarray]] = []
@@ -304,8 +303,6 @@ def _segment_quads(gray: np.ndarray) -> list[np.ndarray]:
     lines of one direction is intersected with every pair of the other; plausible quads of at
     least 1.6 % of the photo are returned, longest lines first.
     """
-    from itertools import combinations
-
     h, w = gray.shape
     detected = cv2.createLineSegmentDetector(cv2.LSD_REFINE_STD).detect(gray)[0]
     if detected is None:
