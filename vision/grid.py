@@ -45,15 +45,14 @@ WEAK_LINE_CONTRAST = 0.8  # a lattice this faint (thick marker strokes) needs th
 MOUNTAIN_CONFIRMS = 0.25  # mountain separation (vision.orient) that confirms a faint lattice
 FAINT_LINE_CONTRAST = 0.2  # lines drowned in colour shading: accepted only when …
 MOUNTAINS_CARRY = 0.3  # … the five mountains separate at least this clearly
-PRECHECK_CONTRAST = 1.1
+PRECHECK_CONTRAST = 1.1  # global line/mid-cell profile ratio a candidate needs to be refined
 _FW = GEOMETRY.frame_width  # the frame band's outer line runs at −0.2 and 11.2 u
 _K = GRID / (GRID + 2 * _FW)
 #: true u → the u a quad on the frame's outer line assumes it is (its corners at 0 and 11)
-FRAME_OUTER_TO_CELLS = np.array([[_K, 0, _FW * _K], [0, _K, _FW * _K], [0, 0, 1.0]])  # global line/mid-cell profile ratio a candidate needs to be refined
+FRAME_OUTER_TO_CELLS = np.array([[_K, 0, _FW * _K], [0, _K, _FW * _K], [0, 0, 1.0]])
 LINES = GRID + 1  # 12 printed lines each way
 LOCAL_RESIDUAL_U = 0.04  # a snap may differ this much from the smooth curl surface
 REANCHOR_SEARCH_U = (0.3, 0.2)  # searches after re-anchoring the homography on the snapped crossings
-MIN_STANDING_LINES = 6  # of the 10 inner lines each way, in the lattice check
 
 
 @dataclass
