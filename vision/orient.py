@@ -13,7 +13,10 @@ explicit guard against a one-cell shift: mountains must land on exactly their ow
 A second cue, for glare or a washed-out print where the mountains are no longer "dark": the
 printed mountain glyph itself (two white peaks pointing up, a small coin top right) is matched in
 each hypothesis's five mountain cells (:func:`mountain_glyph_match`). It is not symmetric under
-a half turn, so it also tells side A's turn from its opposite.
+a half turn, so it also tells side A's turn from its opposite. Where the glyph alone is
+unambiguous (:func:`glyph_sure`: three of the five mountain cells show it clearly, and the chosen
+layout beats every other side, turn and one-cell shift of itself), washed-out darkness is no
+reason to doubt the side, turn or shift (:attr:`Orientation.in_doubt`).
 """
 
 from __future__ import annotations
@@ -33,6 +36,15 @@ MIN_SEPARATION = 0.12  # below this the orientation is a guess: warn
 COIN_WEIGHT = 0.5  # weight of the coin track's periodicity in a hypothesis's score
 GLYPH_WEIGHT = 1.0  # weight of the mountain glyph match (mean of the best three of five) in a hypothesis's score
 GLYPH_SIZE = 8  # the glyph is compared at 8 × 8 samples per cell
+#: the chosen layout's third-best mountain cell must correlate this well with the glyph: no other cell
+#: of 785 dev photos (glare, fingers, second sheets included) reached 0.65, while three mountain
+#: cells did on all but the 4 % with extreme glare — and a wrong side, turn or one-cell shift puts at
+#: most two of its five "mountains" on printed ones, so its third-best cell is never a mountain
+GLYPH_SURE_CELL = 0.75
+#: ... and its glyph score (mean of the best three) must beat every other side and turn, and every
+#: one-cell shift of itself, by this much (true layouts: 0.25 or more on the dev photos; the grids
+#: a cell or more off there: 0.19 at most against a shift)
+GLYPH_SURE_MARGIN = 0.3
 #: an upright mountain cell's brightest channel at 8 × 8, normalised (mean 0, sd 1): the median of
 #: 925 mountain cells of dev photos 507000xx–507001xx (white peaks in the middle, the coin top right)
 MOUNTAIN_GLYPH = np.array([
@@ -57,6 +69,22 @@ class Orientation:
     margin: float  # separation minus the runner-up hypothesis's
     shift_margin: float  # separation minus the best one-cell-shifted layout's (> 0: no shift)
     upside_down_doubt: bool = False  # side A only: the printed coin track matches better above the grid
+    glyph_sure: bool = False  # the printed glyph alone settles side, turn and shift (:func:`glyph_sure`)
+
+    @property
+    def mountains_unclear(self) -> bool:
+        """The mountains' darkness cannot tell the side and turn, and the glyph does not either."""
+        return self.separation < MIN_SEPARATION and not self.glyph_sure
+
+    @property
+    def may_be_shifted(self) -> bool:
+        """A one-cell shift fits the mountains' darkness as well, and the glyph does not rule it out."""
+        return self.shift_margin <= 0 and not self.glyph_sure
+
+    @property
+    def in_doubt(self) -> bool:
+        """Side, turn or shift may be wrong: the reader flags every cell."""
+        return self.mountains_unclear or self.may_be_shifted or self.upside_down_doubt
 
 
 def mountain_darkness(cells_bgr: np.ndarray, px: int) -> np.ndarray:
@@ -84,20 +112,49 @@ def glyph_tiles(cells_bgr: np.ndarray, px: int) -> np.ndarray:
     return (tiles - mean) / (sd + 1e-6)
 
 
+def glyph_correlations(cells_bgr: np.ndarray, px: int) -> list[np.ndarray]:
+    """``[k]``: (11, 11) every cell's correlation with the upright :data:`MOUNTAIN_GLYPH` after the
+    cell area is turned ``k`` quarter turns. Turning the area turns each cell too: a half turn puts
+    the peaks down."""
+    tiles = glyph_tiles(cells_bgr, px)
+    # rot90 of the whole area by k == cells moved by rot90 of the (11, 11) index grid and each tile turned
+    return [(np.rot90(np.rot90(tiles, k, axes=(0, 1)), k, axes=(2, 3)) * MOUNTAIN_GLYPH).mean(axis=(2, 3))
+            for k in range(4)]
+
+
+def _mountain_cells(ncc: np.ndarray, mountains) -> list[float]:
+    """The correlations at ``mountains``, ascending (0 for a cell outside the area)."""
+    return sorted(float(ncc[r, c]) if 0 <= r < GRID and 0 <= c < GRID else 0.0 for r, c in mountains)
+
+
+def _glyph_score(ncc: np.ndarray, mountains) -> float:
+    """Mean of the three best of the five: two mountains hidden by glare or a finger do not decide."""
+    return float(np.mean(_mountain_cells(ncc, mountains)[2:]))
+
+
 def mountain_glyph_match(cells_bgr: np.ndarray, px: int) -> dict[tuple[str, int], float]:
     """For every (side, quarter turns): how well its five mountain cells show the printed glyph,
     upright — the mean of the three best correlations of the five with :data:`MOUNTAIN_GLYPH`
-    (about 0.95 where they are), so two mountains hidden by glare or a finger do not decide.
-    Turning the cell area turns each cell too: a half turn puts the peaks down."""
-    tiles = glyph_tiles(cells_bgr, px)
-    out = {}
-    for k in range(4):
-        # rot90 of the whole area by k == cells moved by rot90 of the (11, 11) index grid and each tile turned
-        turned = np.rot90(np.rot90(tiles, k, axes=(0, 1)), k, axes=(2, 3))
-        ncc = (turned * MOUNTAIN_GLYPH).mean(axis=(2, 3))
-        for name, layout in SIDES.items():
-            out[(name, k)] = float(np.mean(sorted(ncc[r, c] for r, c in layout.mountains)[2:]))
-    return out
+    (about 0.95 where they are)."""
+    ncc = glyph_correlations(cells_bgr, px)
+    return {(name, k): _glyph_score(ncc[k], layout.mountains) for name, layout in SIDES.items() for k in range(4)}
+
+
+def glyph_sure(ncc: list[np.ndarray], side: str, quarter_turns: int) -> bool:
+    """Does the glyph alone settle (``side``, ``quarter_turns``) and rule out a one-cell shift?
+
+    Three of its five mountain cells show the glyph clearly (:data:`GLYPH_SURE_CELL`) and its glyph
+    score beats every other side and turn and each of its 8 one-cell shifts by :data:`GLYPH_SURE_MARGIN`.
+    """
+    upright = ncc[quarter_turns]
+    mountains = SIDES[side].mountains
+    if _mountain_cells(upright, mountains)[2] < GLYPH_SURE_CELL:
+        return False
+    rivals = [_glyph_score(ncc[k], layout.mountains) for name, layout in SIDES.items() for k in range(4)
+              if (name, k) != (side, quarter_turns)]
+    rivals += [_glyph_score(upright, frozenset((r + dr, c + dc) for r, c in mountains))
+               for dr in (-1, 0, 1) for dc in (-1, 0, 1) if dr or dc]
+    return _glyph_score(upright, mountains) - max(rivals) >= GLYPH_SURE_MARGIN
 
 
 def _local_paper(gray: np.ndarray, px: int) -> np.ndarray:
@@ -175,21 +232,24 @@ def decide_orientation(dark: np.ndarray, side: str | None = None,
 
     ``coin_evidence[k]``: the coin-track periodicity below the grid turned by ``k`` quarter turns.
     ``cells``: the found cell area (``dark``'s source, 11 × 11 cells): adds each hypothesis's
-    :func:`mountain_glyph_match`, which decides where glare has washed the mountains' darkness out.
+    :func:`mountain_glyph_match`, which decides where glare has washed the mountains' darkness out,
+    and tells whether the glyph alone settles the decision (:attr:`Orientation.glyph_sure`).
     """
-    glyph = None if cells is None else mountain_glyph_match(cells, cells.shape[0] // GRID)
+    ncc = None if cells is None else glyph_correlations(cells, cells.shape[0] // GRID)
     scores: dict[tuple[str, int], float] = {}
     for name, layout in SIDES.items():
         for k in range(4):
             scores[(name, k)] = _separation(np.rot90(dark, k), layout.mountains, layout.wasteland)
             if coin_evidence is not None:
                 scores[(name, k)] += COIN_WEIGHT * min(coin_evidence[k], 1.0)
-            if glyph is not None:
-                scores[(name, k)] += GLYPH_WEIGHT * glyph[(name, k)]
+            if ncc is not None:
+                scores[(name, k)] += GLYPH_WEIGHT * _glyph_score(ncc[k], layout.mountains)
     allowed = {key: s for key, s in scores.items() if side is None or key[0] == side}
     ranked = sorted(allowed.items(), key=lambda kv: -kv[1])
     (best_side, best_k), best = ranked[0]
     runner_up = ranked[1][1] if len(ranked) > 1 else -1.0
     upright = np.rot90(dark, best_k)
     separation = _separation(upright, SIDES[best_side].mountains, SIDES[best_side].wasteland)
-    return Orientation(best_side, best_k, separation, best - runner_up, shift_margin(upright, best_side)), scores
+    sure = ncc is not None and glyph_sure(ncc, best_side, best_k)
+    return Orientation(best_side, best_k, separation, best - runner_up, shift_margin(upright, best_side),
+                       glyph_sure=sure), scores

@@ -25,7 +25,7 @@ from vision.features import cell_features
 from vision.grid import DOUBT_U, PX, GridFit, fit_grid, line_image, sample_cells
 from vision.layout import GRID
 from vision.load import LoadedPhoto, PhotoError, load_photo
-from vision.orient import MIN_SEPARATION, Orientation, coin_track_periodicity, decide_orientation, mountain_darkness
+from vision.orient import Orientation, coin_track_periodicity, decide_orientation, mountain_darkness
 
 MIN_CELL_PX = 14  # a cell narrower than this in the photo is too small to read reliably
 BLUR_SHARPNESS_MIN = 40.0  # Laplacian variance of the rectified cell area below this: blurred
@@ -157,7 +157,7 @@ def read_image(loaded: LoadedPhoto, side: str | None = None, model: ReaderModel 
     threshold, unfamiliar = model.sheet_threshold(probs.max(axis=1))
     misplaced = [(r, c) for (r, c) in drawable if cell_doubt(upright, r, c) > DOUBT_U]
     low = sorted({(r, c) for (r, c) in drawable if confidence[r][c] < threshold} | set(misplaced))
-    if orientation.shift_margin <= 0 or orientation.separation < MIN_SEPARATION or orientation.upside_down_doubt:
+    if orientation.in_doubt:
         low = list(drawable)  # the grid may be misplaced or upside down: nothing is sure
     warnings = _warnings(loaded, upright, cells, orientation, low, coins, threshold, unfamiliar, len(misplaced))
     sheet = Sheet(orientation.side, tuple(tuple(row) for row in grid_terrain), coins.count)
@@ -173,7 +173,7 @@ def read_image(loaded: LoadedPhoto, side: str | None = None, model: ReaderModel 
         coin_probabilities=list(coins.filled_probability),
         orientation={"quarter_turns": orientation.quarter_turns, "separation": round(orientation.separation, 3),
                      "margin": round(orientation.margin, 3), "shift_margin": round(orientation.shift_margin, 3),
-                     "upside_down_doubt": orientation.upside_down_doubt,
+                     "upside_down_doubt": orientation.upside_down_doubt, "glyph_sure": orientation.glyph_sure,
                      "lattice_contrast": round(fit.lattice_score, 3)},
         seconds=time.perf_counter() - start,
     )
@@ -205,9 +205,9 @@ def _warnings(loaded: LoadedPhoto, upright: GridFit, cells: np.ndarray, orientat
     glare = _glare(cells)
     if glare > GLARE_FRACTION_MAX:
         out.append(f"glare on {glare:.0%} of the map: tilt the sheet away from the light")
-    if orientation.separation < MIN_SEPARATION:
+    if orientation.mountains_unclear:
         out.append("the printed mountains are hard to see: side and orientation may be wrong")
-    if orientation.shift_margin <= 0:
+    if orientation.may_be_shifted:
         out.append("the grid may be shifted by a cell: every cell is flagged; retake the photo")
     if orientation.upside_down_doubt:
         out.append("the sheet may be upside down (the coin track is unclear): every cell is flagged; "
