@@ -35,7 +35,8 @@ def test_a_clear_glyph_settles_washed_out_mountains(side: str, quarter_turns: in
 @pytest.mark.parametrize("dr, dc", [(0, 1), (-1, 0), (1, -1)])
 def test_a_one_cell_shift_is_never_settled_by_the_glyph(dr: int, dc: int) -> None:
     """A grid placed a cell off sees the true mountains on a shifted layout: the glyph must not
-    vouch for it, so the sheet stays flagged whole."""
+    vouch for it, so the sheet stays flagged whole — and it tells the true side, turn and shift
+    (under glare such grids were read as the other side: 8 of 9 photos a cell off)."""
     washed, k_true = washed_cells("A", 0, seed=210)
     px = grid.PX
     upright = np.rot90(washed, k_true)
@@ -45,7 +46,9 @@ def test_a_one_cell_shift_is_never_settled_by_the_glyph(dr: int, dc: int) -> Non
     assert orient.glyph_sure(orient.glyph_correlations(upright, px), "A", 0)
     dark = orient.mountain_darkness(shifted, px)
     decided, _ = orient.decide_orientation(dark, None, [0.0] * 4, shifted)
-    assert not decided.glyph_sure and decided.in_doubt
+    assert not decided.glyph_sure and decided.in_doubt and decided.may_be_shifted
+    assert (decided.side, decided.quarter_turns, decided.glyph_shift) == ("A", 0, (dr, dc))
+    assert orient.glyph_shift(orient.glyph_correlations(upright, px)) is None
 
 
 def test_a_stated_wrong_side_is_not_settled_by_the_glyph() -> None:

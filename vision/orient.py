@@ -16,7 +16,9 @@ each hypothesis's five mountain cells (:func:`mountain_glyph_match`). It is not 
 a half turn, so it also tells side A's turn from its opposite. Where the glyph alone is
 unambiguous (:func:`glyph_sure`: three of the five mountain cells show it clearly, and the chosen
 layout beats every other side, turn and one-cell shift of itself), washed-out darkness is no
-reason to doubt the side, turn or shift (:attr:`Orientation.in_doubt`).
+reason to doubt the side, turn or shift (:attr:`Orientation.in_doubt`). Where the glyph shows some
+layout clearly one cell off instead (:func:`glyph_shift`: the grid was placed a cell off, under glare
+a lattice the darkness cannot check), that layout's side and turn are taken and the reading is in doubt.
 """
 
 from __future__ import annotations
@@ -45,6 +47,10 @@ GLYPH_SURE_CELL = 0.75
 #: one-cell shift of itself, by this much (true layouts: 0.25 or more on the dev photos; the grids
 #: a cell or more off there: 0.19 at most against a shift)
 GLYPH_SURE_MARGIN = 0.3
+#: a one-cell-shifted layout's glyph score beating every unshifted one by this much means the grid is a
+#: cell off: on 1 150 photos with the grid right the best shifted layout beat them by 0.11 at most, on
+#: the 9 with a one-cell shift by 0.24–0.55 (8 of 9, each with the true side and turn)
+GLYPH_SHIFT_MARGIN = 0.2
 #: an upright mountain cell's brightest channel at 8 × 8, normalised (mean 0, sd 1): the median of
 #: 925 mountain cells of dev photos 507000xx–507001xx (white peaks in the middle, the coin top right)
 MOUNTAIN_GLYPH = np.array([
@@ -70,6 +76,7 @@ class Orientation:
     shift_margin: float  # separation minus the best one-cell-shifted layout's (> 0: no shift)
     upside_down_doubt: bool = False  # side A only: the printed coin track matches better above the grid
     glyph_sure: bool = False  # the printed glyph alone settles side, turn and shift (:func:`glyph_sure`)
+    glyph_shift: tuple[int, int] | None = None  # (rows, columns) the glyph shows the layout off by (:func:`glyph_shift`)
 
     @property
     def mountains_unclear(self) -> bool:
@@ -78,8 +85,9 @@ class Orientation:
 
     @property
     def may_be_shifted(self) -> bool:
-        """A one-cell shift fits the mountains' darkness as well, and the glyph does not rule it out."""
-        return self.shift_margin <= 0 and not self.glyph_sure
+        """A one-cell shift fits the mountains' darkness as well, and the glyph does not rule it out —
+        or the glyph shows the layout a cell off."""
+        return (self.shift_margin <= 0 and not self.glyph_sure) or self.glyph_shift is not None
 
     @property
     def in_doubt(self) -> bool:
@@ -224,6 +232,18 @@ def _bottom_homography(fit: GridFit, rows: int = 5) -> np.ndarray:
     return fit.homography if hom is None else hom
 
 
+def glyph_shift(ncc: list[np.ndarray], side: str | None = None) -> tuple[str, int, int, int] | None:
+    """(side, quarter turns, rows, columns) of the one-cell-shifted layout whose glyph score beats
+    every unshifted layout's by :data:`GLYPH_SHIFT_MARGIN` — the grid is then a cell off — or None.
+    ``side``: only that side's layouts."""
+    layouts = {name: layout for name, layout in SIDES.items() if side is None or name == side}
+    unshifted = max(_glyph_score(ncc[k], layout.mountains) for layout in layouts.values() for k in range(4))
+    score, best = max((_glyph_score(ncc[k], frozenset((r + dr, c + dc) for r, c in layout.mountains)), (name, k, dr, dc))
+                      for name, layout in layouts.items() for k in range(4)
+                      for dr in (-1, 0, 1) for dc in (-1, 0, 1) if dr or dc)
+    return best if score - unshifted >= GLYPH_SHIFT_MARGIN else None
+
+
 def decide_orientation(dark: np.ndarray, side: str | None = None,
                        coin_evidence: list[float] | None = None,
                        cells: np.ndarray | None = None,
@@ -233,7 +253,8 @@ def decide_orientation(dark: np.ndarray, side: str | None = None,
     ``coin_evidence[k]``: the coin-track periodicity below the grid turned by ``k`` quarter turns.
     ``cells``: the found cell area (``dark``'s source, 11 × 11 cells): adds each hypothesis's
     :func:`mountain_glyph_match`, which decides where glare has washed the mountains' darkness out,
-    and tells whether the glyph alone settles the decision (:attr:`Orientation.glyph_sure`).
+    and tells whether the glyph alone settles the decision (:attr:`Orientation.glyph_sure`) or shows
+    the layout a cell off (:func:`glyph_shift`: its side and turn are taken, ``margin`` may be negative).
     """
     ncc = None if cells is None else glyph_correlations(cells, cells.shape[0] // GRID)
     scores: dict[tuple[str, int], float] = {}
@@ -248,8 +269,12 @@ def decide_orientation(dark: np.ndarray, side: str | None = None,
     ranked = sorted(allowed.items(), key=lambda kv: -kv[1])
     (best_side, best_k), best = ranked[0]
     runner_up = ranked[1][1] if len(ranked) > 1 else -1.0
+    shifted = None if ncc is None else glyph_shift(ncc, side)
+    if shifted is not None:
+        best_side, best_k = shifted[:2]
+        best, runner_up = scores[shifted[:2]], max(s for key, s in allowed.items() if key != shifted[:2])
     upright = np.rot90(dark, best_k)
     separation = _separation(upright, SIDES[best_side].mountains, SIDES[best_side].wasteland)
     sure = ncc is not None and glyph_sure(ncc, best_side, best_k)
     return Orientation(best_side, best_k, separation, best - runner_up, shift_margin(upright, best_side),
-                       glyph_sure=sure), scores
+                       glyph_sure=sure, glyph_shift=None if shifted is None else shifted[2:]), scores

@@ -174,6 +174,7 @@ def read_image(loaded: LoadedPhoto, side: str | None = None, model: ReaderModel 
         orientation={"quarter_turns": orientation.quarter_turns, "separation": round(orientation.separation, 3),
                      "margin": round(orientation.margin, 3), "shift_margin": round(orientation.shift_margin, 3),
                      "upside_down_doubt": orientation.upside_down_doubt, "glyph_sure": orientation.glyph_sure,
+                     "glyph_shift": None if orientation.glyph_shift is None else list(orientation.glyph_shift),
                      "lattice_contrast": round(fit.lattice_score, 3)},
         seconds=time.perf_counter() - start,
     )
