@@ -39,16 +39,16 @@ COIN_WEIGHT = 0.5  # weight of the coin track's periodicity in a hypothesis's sc
 GLYPH_WEIGHT = 1.0  # weight of the mountain glyph match (mean of the best three of five) in a hypothesis's score
 GLYPH_SIZE = 8  # the glyph is compared at 8 × 8 samples per cell
 #: the chosen layout's third-best mountain cell must correlate this well with the glyph: no other cell
-#: of 785 dev photos (glare, fingers, second sheets included) reached 0.65, while three mountain
-#: cells did on all but the 4 % with extreme glare — and a wrong side, turn or one-cell shift puts at
-#: most two of its five "mountains" on printed ones, so its third-best cell is never a mountain
+#: of 785 dev and glare/finger/second-sheet photos reached 0.65, while the true layout's third-best
+#: mountain cell reached 0.72 on 99 % of them — and a wrong side, turn or one-cell shift puts at most
+#: two of its five "mountains" on printed ones, so its third-best cell is never a mountain
 GLYPH_SURE_CELL = 0.75
 #: ... and its glyph score (mean of the best three) must beat every other side and turn, and every
 #: one-cell shift of itself, by this much (true layouts: 0.25 or more on the dev photos; the grids
 #: a cell or more off there: 0.19 at most against a shift)
 GLYPH_SURE_MARGIN = 0.3
 #: a one-cell-shifted layout's glyph score beating every unshifted one by this much means the grid is a
-#: cell off: on 1 150 photos with the grid right the best shifted layout beat them by 0.11 at most, on
+#: cell off: on 1 013 photos with the grid right the best shifted layout beat them by 0.11 at most, on
 #: the 9 with a one-cell shift by 0.24–0.55 (8 of 9, each with the true side and turn)
 GLYPH_SHIFT_MARGIN = 0.2
 #: an upright mountain cell's brightest channel at 8 × 8, normalised (mean 0, sd 1): the median of
