@@ -33,6 +33,7 @@ from itertools import combinations
 import cv2
 import numpy as np
 
+from scoring.sides import SIDES
 from vision.layout import GEOMETRY, GRID
 
 PX = 32  # canonical pixels per grid unit for the cell area
@@ -553,19 +554,22 @@ def _choose(passing: list[_Candidate]) -> _Candidate | None:
     return max(same, key=lambda c: c.quality)
 
 
-def _refine_coarse_to_fine(darkest: np.ndarray, hom: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _refine_coarse_to_fine(darkest: np.ndarray, hom: np.ndarray, px: int = LATTICE_PX * 2,
+                           kernel_u: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Snap a candidate's crossings, re-anchoring the homography on them between passes.
 
     A quad with one corner off (curl, a finger on the frame) puts that corner's crossings beyond
     any local search; the crossings found elsewhere give a better homography, so each pass
     reaches further into the bent corner. Returns (homography, crossings, displacement field).
+    ``px`` and ``kernel_u`` (the snaps' black-hat width, :func:`_snap_crossings`): the thin-line
+    refinement of the rescue (:func:`_thin_line_rescue`).
     """
-    pts, disp = refine_intersections(darkest, hom, LATTICE_PX * 2, search_u=0.4, ring=False)
+    pts, disp, _, _ = _refine_detail(darkest, hom, px, None, 0.4, ring=False, kernel_u=kernel_u)
     for search in REANCHOR_SEARCH_U:
         hom = homography_from_intersections(pts)
         prior = cv2.perspectiveTransform(pts.reshape(1, -1, 2), np.linalg.inv(hom))[0].reshape(LINES, LINES, 2)
-        pts, disp = refine_intersections(darkest, hom, LATTICE_PX * 2, prior=prior - ideal_intersections(),
-                                         search_u=search, ring=False)
+        pts, disp, _, _ = _refine_detail(darkest, hom, px, prior - ideal_intersections(), search, ring=False,
+                                         kernel_u=kernel_u)
     return hom, pts, disp
 
 
@@ -693,9 +697,11 @@ def refine_intersections(image: np.ndarray, homography: np.ndarray, px: int = PX
 
 
 def _refine_detail(image: np.ndarray, homography: np.ndarray, px: int, prior: np.ndarray | None,
-                   search_u: float, ring: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`refine_intersections` plus the raw snaps (u) and their strengths."""
-    snapped, strength = _snap_crossings(image, homography, px, prior, search_u, ring)
+                   search_u: float, ring: bool = True,
+                   kernel_u: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`refine_intersections` plus the raw snaps (u) and their strengths (``kernel_u``: see
+    :func:`_snap_crossings`)."""
+    snapped, strength = _snap_crossings(image, homography, px, prior, search_u, ring, kernel_u)
     disp = _smoothed(snapped, strength, ring)
     pts_u = ideal_intersections() + disp
     pts = cv2.perspectiveTransform(pts_u.reshape(1, -1, 2), homography)[0].reshape(LINES, LINES, 2)
@@ -703,7 +709,7 @@ def _refine_detail(image: np.ndarray, homography: np.ndarray, px: int, prior: np
 
 
 def _snap_crossings(image: np.ndarray, homography: np.ndarray, px: int, prior: np.ndarray | None,
-                    search_u: float, ring: bool = True) -> tuple[np.ndarray, np.ndarray]:
+                    search_u: float, ring: bool = True, kernel_u: float | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Raw snaps (12, 12, 2) in u (displacement from the ideal crossing) and their strengths.
 
     Inner crossings: the peak of each line's black-hat profile across it, averaged along both
@@ -713,11 +719,12 @@ def _snap_crossings(image: np.ndarray, homography: np.ndarray, px: int, prior: n
     snap, the outer one only tells which of the two it is), and the coordinate along the frame
     comes from the dashed line's inward arm only (the ticks between the band lines are not lines
     of the lattice). Without ``ring`` the outer ring is snapped like the inner crossings (the
-    candidate search, which takes the ring from the surface and needs the time).
+    candidate search, which takes the ring from the surface and needs the time). The black-hat is a
+    third of a cell wide, or ``kernel_u`` (the thin-line refinement, :func:`_thin_line_rescue`).
     """
     margin = 1.2
     canon = warp_canonical(line_image(image), homography, px, -margin, -margin, GRID + margin, GRID + margin)
-    lines = black_hat(canon, px // 3).astype(np.float32)
+    lines = black_hat(canon, px // 3 if kernel_u is None else int(kernel_u * px)).astype(np.float32)
     prior = np.zeros((LINES, LINES, 2)) if prior is None else prior
     search = int(search_u * px)
     band = int(round(GEOMETRY.frame_width * px))
@@ -877,28 +884,52 @@ def _ring_correction(res: np.ndarray, strength: np.ndarray, k: int) -> np.ndarra
 def _thin_line_rescue(image: np.ndarray, rejected: list) -> tuple[np.ndarray, np.ndarray, float] | None:
     """The best rejected candidate whose lattice stands out on thin lines (:func:`thin_line_score`).
 
-    Sheets crowded with marker symbols fail :func:`lattice_score`; this runs only when every
-    search found nothing. The same checks apply with the thin-line score in place of the line
-    score (:func:`_accepted`: mountains never darker elsewhere, i.e. no lattice off by a cell; a
-    weak lattice, under ``MIN_LINE_CONTRAST``, needs them to confirm it), but no faint one (under
-    ``WEAK_LINE_CONTRAST``) is rescued, and the fallback sources still need the mountains to
-    confirm clearly.
+    Sheets crowded with marker symbols fail :func:`lattice_score`, and their thick strokes pull
+    the candidates' snaps up to half a cell off; this runs only when every search found nothing.
+    Each distinct rejected candidate is also refined again on thin lines only (snaps on a
+    ``THIN_KERNEL_U`` black-hat at ``THIN_PX``, :func:`_refine_coarse_to_fine`). The same checks
+    apply with the thin-line score in place of the line score (:func:`_accepted`: mountains never
+    darker elsewhere, i.e. no lattice off by a cell; a weak lattice, under ``MIN_LINE_CONTRAST``,
+    needs them to confirm it), but no faint one (under ``WEAK_LINE_CONTRAST``) is rescued, and the
+    fallback sources still need the mountains to confirm clearly. Glare that washes the mountains'
+    darkness out (no cell darker than another: separation 0) leaves their printed glyph: a lattice
+    on which the glyph alone settles side, turn and shift (:func:`_glyph_settles`) needs no darkness,
+    and without darkness nothing else will do.
     """
     passing: list[_Candidate] = []
     pre = []
     darkest = line_image(image)
+    distinct: list[np.ndarray] = []
     for hom, pts, disp, strict in rejected:
-        pre.append((thin_line_score(darkest, pts), hom, pts, disp, _area_corners(pts), strict))
+        pre.append((thin_line_score(darkest, pts), hom, pts, disp, strict))
+        if _is_new_quad(_area_corners(pts), distinct):
+            distinct.append(_area_corners(pts))
+            hom, pts, disp = _refine_coarse_to_fine(darkest, hom, THIN_PX, THIN_KERNEL_U)
+            pre.append((thin_line_score(darkest, pts), hom, pts, disp, strict))
     pre.sort(key=lambda t: -t[0])
-    for score, hom, pts, disp, corners, strict in pre[:THIN_MAX_RESCUED]:
+    for score, hom, pts, disp, strict in pre[:THIN_MAX_RESCUED]:
         if score < WEAK_LINE_CONTRAST:
             break
         separation = _mountain_separation(image, pts)
-        if not _accepted(score, separation) or (strict and separation < MOUNTAINS_CARRY):
+        # all cells equally light (separation 0) says nothing about a one-cell shift: the glyph must
+        darkness_ok = separation > 0 and _accepted(score, separation) and not (strict and separation < MOUNTAINS_CARRY)
+        if not darkness_ok and not _glyph_settles(image, pts):
             continue
-        passing.append(_Candidate(hom, disp, score, separation, corners))
+        passing.append(_Candidate(hom, disp, score, max(separation, 0.0), _area_corners(pts)))
     best = _choose(passing)
     return None if best is None else (best.homography, best.disp, best.score)
+
+
+def _glyph_settles(image: np.ndarray, intersections: np.ndarray) -> bool:
+    """Whether the printed mountain glyph alone settles some side and turn on this lattice and rules
+    out its one-cell shifts (:func:`vision.orient.glyph_sure`)."""
+    from vision.orient import glyph_correlations, glyph_sure  # orient builds on this module
+
+    px = LATTICE_PX
+    mx, my = cell_area_maps(intersections, px)
+    cells = cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    ncc = glyph_correlations(cells, px)
+    return any(glyph_sure(ncc, side, k) for side in SIDES for k in range(4))
 
 
 def fit_grid(image: np.ndarray) -> GridFit | None:
