@@ -181,3 +181,29 @@ def test_tempered_count_keeps_the_count_and_doubts_more():
     one_doubt = np.array([0.95] * 5 + [0.15] + [0.03] * 8)  # coin 5 a little unsure
     assert coins.count_from_probabilities(one_doubt, temperature=1.0).confidence > 0.8
     assert coins.count_from_probabilities(one_doubt).confidence < 0.8  # flagged once tempered
+
+
+def test_relit_strip_changes_the_light_not_the_track(marked_sheet):
+    image, pts = marked_sheet
+    strip = coins.coin_strip(image, GridFit(pts, homography_from_intersections(pts), 0.0, 0.0))
+    relit = [coins.relight_strip(strip, np.random.default_rng(s)) for s in range(12)]
+    np.testing.assert_array_equal(relit[0], coins.relight_strip(strip, np.random.default_rng(0)))  # same seed, same copy
+    assert all(r.shape == strip.shape and r.dtype == np.uint8 for r in relit)
+    # the light changes along the track (a slope, a shadow edge or a glare band), not only overall
+    w = strip.shape[1] // 4
+    ratio = lambda a: a[:, :w].mean() / max(a[:, -w:].mean(), 1.0)  # noqa: E731
+    assert max(abs(ratio(r) - ratio(strip)) for r in relit) > 0.2
+    # the printed rims stay where they are: the style-free evidence still tells the 5 marked coins
+    names = coins.COIN_FEATURE_NAMES
+    for r in relit[:4]:
+        ring = coins.coin_features(r, coins.COIN_PX)[:, names.index("ring_match")]
+        assert np.median(ring[:5]) < np.median(ring[5:])
+
+
+def test_training_features_are_the_reader_s_plus_a_relit_copy(marked_sheet):
+    image, pts = marked_sheet
+    fit = GridFit(pts, homography_from_intersections(pts), 0.0, 0.0)
+    plain, relit = coins.coin_training_features(image, fit, None, np.random.default_rng(1))
+    np.testing.assert_array_equal(plain, coins.coin_track_features(image, fit, None))
+    assert relit.shape == plain.shape and np.isfinite(relit).all()
+    assert not np.allclose(relit, plain)

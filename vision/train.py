@@ -27,7 +27,7 @@ import numpy as np
 
 from scoring.sheet import Sheet
 from vision.classify import CELL_CLASSES, ReaderModel, save_model, single_thread
-from vision.coins import coin_track_features
+from vision.coins import coin_training_features
 from vision.features import CELL_FEATURE_NAMES, cell_features
 from vision.grid import PX, GridFit, homography_from_intersections, sample_cells
 from vision.layout import GRID
@@ -101,7 +101,8 @@ def _cell_samples(cells_bgr: np.ndarray, sheet: Sheet) -> tuple[np.ndarray, np.n
 
 def photo_samples(args: tuple[int, str, str, float]) -> dict:
     """Generate one training photo; return its cells' features and labels (true-grid copy, and
-    found-grid copy when the pipeline placed the grid right) and its coin features."""
+    found-grid copy when the pipeline placed the grid right) and its coin features, plus those of
+    the coin strip under other light (``Xc_relit``, fitted on; validation uses ``Xc`` only)."""
     import cv2
 
     cv2.setNumThreads(1)
@@ -126,10 +127,10 @@ def photo_samples(args: tuple[int, str, str, float]) -> dict:
             coin_fit, paper = located.upright, copies[1][2]
     except PhotoError as e:
         status = e.code
-    coin_feats = coin_track_features(loaded.image, coin_fit, paper)
+    coin_feats, relit = coin_training_features(loaded.image, coin_fit, paper, np.random.default_rng(photo_seed))
     coin_labels = (np.arange(len(coin_feats)) < int(truth.get("coins", sheet.coins))).astype(int)
     return {"seed": photo_seed, "status": status, "copies": [(x, y) for x, y, _ in copies],
-            "Xc": coin_feats, "yc": coin_labels}
+            "Xc": coin_feats, "yc": coin_labels, "Xc_relit": relit}
 
 
 def _fit(X: np.ndarray, y: np.ndarray, cfg: TrainConfig):
@@ -210,7 +211,8 @@ def train(cfg: TrainConfig, log=print) -> ReaderModel:
         f"{n_val} for validation; found-grid status {status}")
     with single_thread():  # OpenMP barriers crawl on a shared, oversubscribed machine
         shape = fit_cells(fit_set, cfg, log)
-        coins = _fit(np.concatenate([r["Xc"] for r in fit_set]), np.concatenate([r["yc"] for r in fit_set]), cfg)
+        coins = _fit(np.concatenate([x for r in fit_set for x in (r["Xc"], r["Xc_relit"])]),
+                     np.concatenate([r["yc"] for r in fit_set for _ in range(2)]), cfg)
     model = ReaderModel(shape=shape, coins=coins)
     found_val = [r for r in val if len(r["copies"]) == 2]  # as the reader sees them: through the found grid
     proba = model.cell_probabilities(np.concatenate([r["copies"][1][0] for r in found_val]))
