@@ -69,5 +69,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+if __name__ == "__main__":  # ``python -m api.cli``: run the imported module's main, so its CliError is the one
+    from api.cli import main as imported_main  # the commands raise (this file also runs as __main__)
+
+    sys.exit(imported_main())

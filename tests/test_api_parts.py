@@ -100,3 +100,17 @@ def test_serve_refuses_a_concurrency_below_one(monkeypatch, capsys):
     monkeypatch.setattr("uvicorn.run", lambda app, **kw: None)
     assert main(["serve", "--limit-concurrency", "0"]) == 2
     assert "--limit-concurrency" in capsys.readouterr().err
+
+
+def test_python_dash_m_reports_a_user_error_like_the_installed_command(tmp_path) -> None:
+    """``python -m api.cli`` runs cli.py as ``__main__``: the commands' CliError must still be the
+    one it catches (it once answered "internal error: CliError", exit 1, for a photo without a sheet)."""
+    import subprocess
+    import sys
+
+    photo = tmp_path / "table.png"
+    cv2.imwrite(str(photo), np.full((300, 400, 3), 200, np.uint8))
+    done = subprocess.run([sys.executable, "-m", "api.cli", "read", str(photo)], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 2
+    assert done.stderr.strip() == "cartographers read: no map grid found"
