@@ -6,7 +6,8 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.features import CELL_FEATURE_NAMES, HOG_BINS, HOG_REGIONS, PALETTES, THUMB, cell_features
+from vision.features import (CELL_FEATURE_NAMES, HOG_BINS, HOG_REGIONS, PALETTES, THUMB, cell_features, paper_model,
+                             paper_ring)
 from vision.layout import GRID
 
 PX = 32
@@ -78,3 +79,54 @@ def test_uniform_light_change_barely_moves_the_features(side: str) -> None:
     b = cell_features(dim, side, PX)[0]
     hog_at = CELL_FEATURE_NAMES.index("hog0_0")
     assert np.abs(a[:, hog_at:] - b[:, hog_at:]).max() < 0.1
+
+
+def flat_sheet(side: str = "A", px_per_u: float = 40):
+    """A rendered empty sheet, its true crossings in its pixels and its paper colour (BGR 0…1)."""
+    from vision.synth.paper import render_sheet
+
+    rendered = render_sheet(side, px_per_u=px_per_u)
+    j, i = np.meshgrid(np.arange(GRID + 1, dtype=float), np.arange(GRID + 1, dtype=float))
+    crossings = np.stack(rendered.to_px(j, i), axis=2)
+    paper = np.array(PALETTES[side].paper[::-1], float) / 255.0
+    return rendered.image, crossings, paper
+
+
+@pytest.mark.parametrize("side", ["A", "B"])
+def test_paper_ring_reads_the_bare_margin_around_the_grid(side: str) -> None:
+    image, crossings, paper = flat_sheet(side)
+    ring = paper_ring(image, crossings)
+    assert len(ring.rows) == 4 * GRID  # one patch per unit along each of the four strips
+    assert np.abs(ring.bgr / paper - 1).max() < 0.15  # letters, numbers and the frame drop out
+    left = ring.cols < 0
+    assert left.sum() == GRID and np.allclose(ring.rows[left], np.arange(GRID))  # in cell-centre coordinates
+
+
+def test_paper_ring_leaves_out_patches_beyond_the_photo() -> None:
+    image, crossings, _ = flat_sheet()
+    right_edge = int(crossings[:, -1, 0].max()) + 4  # the photo ends just past the frame on the right
+    ring = paper_ring(image[:, :right_edge], crossings)
+    assert len(ring.rows) == 3 * GRID and (ring.cols < GRID - 0.5).all()
+
+
+def test_the_margin_keeps_the_paper_colour_of_a_sheet_shaded_almost_everywhere() -> None:
+    """Yellow shading over all but three drawable cells: from the cells alone the shading passes
+    for paper (and would be normalised away); with the margin the surface stays parchment."""
+    image, crossings, paper = flat_sheet()
+    s = 40
+    x0, y0 = crossings[0, 0].round().astype(int)
+    shade = np.array([0.35, 0.85, 1.0], np.float32)  # what a yellow pencil lets through, BGR
+    area = image[y0:y0 + GRID * s, x0:x0 + GRID * s].astype(np.float32)
+    blank = {(0, 0), (10, 10), (5, 9)}
+    for r in range(GRID):
+        for c in range(GRID):
+            if (r, c) not in blank:
+                area[r * s:(r + 1) * s, c * s:(c + 1) * s] *= shade
+    image[y0:y0 + GRID * s, x0:x0 + GRID * s] = area.astype(np.uint8)
+    cells = cv2.resize(image[y0:y0 + GRID * s, x0:x0 + GRID * s], (GRID * PX, GRID * PX), interpolation=cv2.INTER_AREA)
+    printed = np.zeros((GRID, GRID), bool)
+    rr, cc = np.mgrid[0:GRID, 0:GRID]
+    without = paper_model(cells.astype(np.float32) / 255.0, PX, printed).at(rr, cc)
+    with_ring = paper_model(cells.astype(np.float32) / 255.0, PX, printed, paper_ring(image, crossings)).at(rr, cc)
+    assert np.abs(without / paper - 1).max() > 0.3  # the failure the margin is there for
+    assert np.median(np.abs(with_ring / paper - 1)) < 0.08

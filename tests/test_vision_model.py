@@ -24,6 +24,7 @@ def test_model_loads_and_is_small() -> None:
         assert net.n_features_in_ == len(CELL_FEATURE_NAMES)
         assert len(net.classes_) == len(CELL_CLASSES)
     assert 0.0 < model.low_confidence_below < 1.0
+    assert model.context is not None and model.context.n_iter_ == model.meta["config"]["context_max_iter"]
 
 
 @needs_model
@@ -60,10 +61,10 @@ def test_an_older_model_file_asks_for_retraining(tmp_path) -> None:
 
 
 @pytest.mark.parametrize("unsure, base, expected", [
-    (0, 0.9999, (0.9999, False)),  # a familiar sheet keeps the calibrated threshold
-    (5, 0.9999, (0.9999, False)),  # 5 % unsure is still familiar (the rule is "more than")
-    (6, 0.9999, (UNFAMILIAR_LOW_CONFIDENCE, True)),  # more than 5 %: flag more strictly
-    (6, 0.9999999, (0.9999999, True)),  # never looser than the calibrated threshold
+    (0, 0.998, (0.998, False)),  # a familiar sheet keeps the calibrated threshold
+    (8, 0.998, (0.998, False)),  # 8 % unsure is still familiar (the rule is "more than")
+    (9, 0.998, (UNFAMILIAR_LOW_CONFIDENCE, True)),  # more than 8 %: flag more strictly
+    (9, 0.99999, (0.99999, True)),  # never looser than the calibrated threshold
 ])
 def test_unfamiliar_sheets_are_flagged_more_strictly(unsure: int, base: float, expected: tuple) -> None:
     from vision.classify import ReaderModel
@@ -71,3 +72,24 @@ def test_unfamiliar_sheets_are_flagged_more_strictly(unsure: int, base: float, e
     model = ReaderModel(shape=[], coins=None, meta={"low_confidence_below": base})
     confidences = np.array([1.0] * (100 - unsure) + [UNSURE_BELOW - 0.01] * unsure)
     assert model.sheet_threshold(confidences) == expected
+
+
+def test_sheet_context_compares_each_cell_with_the_sure_cells_of_its_own_sheet() -> None:
+    from vision.classify import CONTEXT_FEATURES, CONTEXT_NONE, sheet_context
+
+    db = CELL_FEATURE_NAMES.index("db_ink")  # yellow ink: a high b*
+    x = np.zeros((5, len(CELL_FEATURE_NAMES)))
+    x[:, db] = [30, 32, 31, 2, 0]
+    farm, water, empty = (CELL_CLASSES.index(t) for t in ("farm", "water", "empty"))
+    p = np.zeros((5, len(CELL_CLASSES)))
+    p[[0, 1], farm] = 1.0
+    p[2, [farm, water]] = 0.5  # unsure: counts towards no class
+    p[[3, 4], empty] = 1.0
+    c = sheet_context(x, p, np.ones(len(CONTEXT_FEATURES)))
+    dist = lambda k: c[:, len(CELL_CLASSES) + 2 * k]  # noqa: E731
+    count = lambda k: c[:, len(CELL_CLASSES) + 2 * k + 1]  # noqa: E731
+    assert dist(farm)[2] == pytest.approx(0.0) and dist(empty)[2] == pytest.approx(30.0)  # the unsure cell looks like farm
+    assert count(farm).tolist() == [1, 1, 2, 2, 2]  # a sure cell is compared with the others only
+    assert dist(farm)[0] == pytest.approx(2.0)
+    assert (dist(water) == CONTEXT_NONE).all()  # no sure water on this sheet
+    assert np.allclose(c[:, :len(CELL_CLASSES)], p)

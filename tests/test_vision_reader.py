@@ -183,3 +183,25 @@ def test_cells_where_the_grid_is_in_doubt_are_flagged(photos, monkeypatch) -> No
     assert set(doubted.low_confidence_cells) == set(plain.low_confidence_cells) | around
     assert doubted.sheet == plain.sheet  # flagged, not read differently
     assert any("grid may be off" in w for w in doubted.warnings)
+
+
+@pytest.mark.parametrize("rows,cols", [(1, 0), (0, -1)])
+def test_a_grid_placed_a_cell_off_is_moved_onto_the_printed_lattice(photos, monkeypatch, rows, cols) -> None:
+    """When the mountain glyph shows the layout a cell away (vision.orient.glyph_shift), locate()
+    moves the lattice there (grid.shifted_fit) instead of reading every cell a cell off."""
+    import vision.reader as reader
+    from vision.grid import shifted_fit
+    from vision.load import load_photo
+
+    photo = photos[PHOTO_SEEDS[1]]
+    loaded = load_photo(photo.jpeg)
+    true_pts = np.asarray(photo.truth["intersections"], float)
+    right = reader.locate(loaded)
+    assert grid_error_u(right.upright.intersections * loaded.scale, true_pts) < 0.2
+    off = shifted_fit(loaded.image, right.fit, rows, cols)  # the same lattice, a cell away
+    assert grid_error_u(off.intersections * loaded.scale, true_pts) > 0.8
+    monkeypatch.setattr(reader, "fit_grid", lambda image: off)
+    moved = reader.locate(loaded)
+    assert grid_error_u(moved.upright.intersections * loaded.scale, true_pts) < 0.2
+    assert (moved.orientation.side, moved.orientation.glyph_shift) == (right.orientation.side, None)
+    assert not moved.orientation.in_doubt

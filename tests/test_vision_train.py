@@ -6,7 +6,7 @@ from collections import Counter
 
 import numpy as np
 
-from vision.classify import CELL_CLASSES, load_model, save_model
+from vision.classify import CELL_CLASSES, CONTEXT_FEATURES, load_model, save_model
 from vision.features import CELL_FEATURE_NAMES
 from vision.synth import BACKGROUND_FAMILIES, STYLE_FAMILIES
 from vision.train import TRAIN_SEED_BASE, TrainConfig, train, training_jobs
@@ -31,9 +31,15 @@ def test_a_tiny_training_run_gives_a_loadable_model(tmp_path) -> None:
     save_model(model, tmp_path / "m.skops", tmp_path / "m.json")
     loaded = load_model(tmp_path / "m.skops", tmp_path / "m.json")
     assert len(loaded.shape) == 3
-    proba = loaded.cell_probabilities(np.zeros((3, len(CELL_FEATURE_NAMES)), np.float32))
-    assert proba.shape == (3, len(CELL_CLASSES))
+    sheet = np.random.default_rng(0).normal(size=(20, len(CELL_FEATURE_NAMES))).astype(np.float32)
+    proba = loaded.cell_probabilities(sheet)
+    assert proba.shape == (20, len(CELL_CLASSES))
     assert np.allclose(proba.sum(axis=1), 1.0)
+    # the sheet-context stage was fitted, saved and loaded, and takes part in every reading
+    assert loaded.context is not None and loaded.context_scale.shape == (len(CONTEXT_FEATURES),)
+    networks = loaded.network_probabilities(sheet)
+    assert not np.allclose(proba, networks)
+    assert np.allclose(proba, model.cell_probabilities(sheet))
     meta = loaded.meta
     assert meta["training"]["photos_generated"] == 8
     assert meta["training"]["photos_fitted"] + meta["training"]["validation_photos"] == 8

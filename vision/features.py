@@ -1,15 +1,19 @@
 """Per-cell features from the rectified sheet, normalised against this sheet's paper (coin features: vision.coins).
 
 Paper tint and uneven light are cancelled first (:func:`paper_model`): each cell's bright
-pixels estimate the paper under it, a smooth quadratic surface is fitted through those estimates
-(cells much darker than the surface — densely drawn ones — are dropped and the fit repeated), and
-every pixel is divided by it and re-tinted to the reference parchment of layout.py. Features are
+pixels estimate the paper under it, and so do patches of the bare margin just outside the grid
+(:func:`paper_ring`: players do not draw there, so a sheet shaded almost everywhere still shows its
+paper); a smooth quadratic surface is fitted through those estimates (cells darker or more coloured
+than the surface — drawn ones — are dropped and the fit repeated), and every pixel is divided by it
+and re-tinted to the reference parchment of layout.py. Features are
 then measured in CIE Lab relative to that reference: how much and how dark the ink is, its hue,
 the direction of its strokes (farm hatching is diagonal, water waves are horizontal), where in
 the cell it sits, plus whether the side prints a ruins glyph there.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -56,22 +60,91 @@ class PaperModel:
         return np.clip(val, self.median * 0.65, self.median * 1.35)
 
 
-def paper_model(cells01: np.ndarray, px: int, printed: np.ndarray) -> PaperModel:
-    """Fit the paper surface from each drawable cell's bright pixels (85th percentile)."""
+@dataclass
+class PaperRing:
+    """Paper colour estimates from the bare margin around the cell area, in cell-centre coordinates."""
+
+    rows: np.ndarray  # (N,) row coordinate of each patch (cell centres are 0…10)
+    cols: np.ndarray  # (N,)
+    bgr: np.ndarray  # (N, 3) BGR 0…1, each patch's 85th percentile
+
+
+#: Bare margin strips outside the cell area, as (edge, from, to) in u beyond the grid's edge line:
+#: past the ≈ 0.2 u frame band, over the row letters (x ≈ −0.5), the column numbers (y ≈ 11.5),
+#: the plain parchment right of the frame and under the header (sheet-reference.md, "Layout").
+PAPER_STRIPS: tuple[tuple[str, float, float], ...] = (
+    ("left", 0.3, 0.85), ("right", 0.3, 0.85), ("bottom", 0.3, 0.85), ("top", 0.3, 0.6))
+RING_SAMPLES_PER_U = 12  # along each strip; 5 across
+MIN_MARGIN_PATCHES = 12  # margin patches needed to start the paper fit from the margin alone
+
+
+def _edge_points(p: np.ndarray, edge: str, t: np.ndarray, d: np.ndarray) -> np.ndarray:
+    """Photo points ``d`` u outside one edge of the grid at ``t`` u along it, extrapolated from the
+    two outermost grid lines there (so a curl at the edge is followed): (len(d), len(t), 2)."""
+    if edge in ("top", "bottom"):
+        p = np.transpose(p, (1, 0, 2))  # lines along x become lines along y
+    outer, inner = (0, 1) if edge in ("left", "top") else (GRID, GRID - 1)
+    i0 = np.minimum(np.floor(t).astype(int), GRID - 1)
+    f = (t - i0)[:, None]
+    a = p[i0, outer] * (1 - f) + p[i0 + 1, outer] * f
+    b = p[i0, inner] * (1 - f) + p[i0 + 1, inner] * f
+    return a[None] + (a - b)[None] * d[:, None, None]
+
+
+def paper_ring(image: np.ndarray, intersections: np.ndarray) -> PaperRing:
+    """Paper colour around the upright grid: one patch per unit of each strip in PAPER_STRIPS,
+    its 85th percentile (letters and numbers are darker, so they drop out); patches not wholly in
+    the photo are left out.
+
+    ``intersections`` are the upright grid's (12, 12, 2) crossings in photo pixels."""
+    h, w = image.shape[:2]
+    rows, cols, colours = [], [], []
+    t = (np.arange(GRID * RING_SAMPLES_PER_U) + 0.5) / RING_SAMPLES_PER_U
+    along = np.arange(GRID) + 0.5
+    for edge, d0, d1 in PAPER_STRIPS:
+        d = np.linspace(d0, d1, 5)
+        pts = _edge_points(np.asarray(intersections, np.float64), edge, t, d).astype(np.float32)
+        inside = (pts[..., 0] >= 0) & (pts[..., 0] <= w - 1) & (pts[..., 1] >= 0) & (pts[..., 1] <= h - 1)
+        strip = cv2.remap(image, pts[..., 0], pts[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        patches = np.moveaxis(strip.reshape(len(d), GRID, RING_SAMPLES_PER_U, 3), 1, 0).reshape(GRID, -1, 3)
+        whole = inside.reshape(len(d), GRID, RING_SAMPLES_PER_U).all(axis=(0, 2))
+        across = np.full(GRID, -(d0 + d1) / 2 if edge in ("left", "top") else GRID + (d0 + d1) / 2)
+        x, y = (across, along) if edge in ("left", "right") else (along, across)
+        rows.append(y[whole] - 0.5)  # u → cell-centre coordinates
+        cols.append(x[whole] - 0.5)
+        colours.append(np.percentile(patches[whole], 85, axis=1) / 255.0)
+    return PaperRing(np.concatenate(rows), np.concatenate(cols), np.concatenate(colours).reshape(-1, 3))
+
+
+def paper_model(cells01: np.ndarray, px: int, printed: np.ndarray, ring: PaperRing | None = None) -> PaperModel:
+    """Fit the paper surface through each drawable cell's bright pixels (85th percentile) and the
+    margin patches of ``ring``; refit twice without the points that do not look like paper (a cell
+    with a channel below 0.85 of the surface, a margin patch off by more than 15 %: a finger, a
+    shadow edge, the table past a torn edge). With enough margin the first fit uses the margin
+    alone (patches near its median colour), so a sheet shaded almost everywhere cannot pass its
+    shading off as paper."""
     blocks = cells01.reshape(GRID, px, GRID, px, 3)
     bright = np.percentile(blocks, 85, axis=(1, 3))  # (11, 11, 3)
     rr, cc = np.mgrid[0:GRID, 0:GRID]
-    use = ~printed
-    median = np.median(bright[use], axis=0)
+    ring = ring or PaperRing(np.zeros(0), np.zeros(0), np.zeros((0, 3)))
+    rows = np.concatenate([rr.ravel(), ring.rows]).astype(float)
+    cols = np.concatenate([cc.ravel(), ring.cols]).astype(float)
+    colour = np.concatenate([bright.reshape(-1, 3), ring.bgr])
+    is_cell = np.arange(len(rows)) < GRID * GRID
+    drawable = np.concatenate([~printed.ravel(), np.zeros(len(ring.rows), bool)])
+    margin = ~is_cell
+    if len(ring.rows):
+        margin &= np.abs(colour / np.median(ring.bgr, axis=0) - 1).max(axis=1) < 0.25
+    use = margin if margin.sum() >= MIN_MARGIN_PATCHES else drawable
+    median = np.median(colour[use], axis=0)
     coef = np.zeros((6, 3))
     for _ in range(3):
-        a = _design(rr[use].astype(float), cc[use].astype(float))
-        coef, *_ = np.linalg.lstsq(a, bright[use], rcond=None)
-        fit = _design(rr.astype(float), cc.astype(float)) @ coef
-        keep = bright.mean(axis=2) > 0.85 * fit.mean(axis=2)
-        if (keep & ~printed).sum() < 12:
+        coef, *_ = np.linalg.lstsq(_design(rows[use], cols[use]), colour[use], rcond=None)
+        ratio = colour / np.maximum(_design(rows, cols) @ coef, 1e-3)
+        keep = np.where(is_cell, ratio.min(axis=1) > 0.85, np.abs(ratio - 1).max(axis=1) < 0.15)
+        if (keep & (drawable | ~is_cell)).sum() < 12:
             break
-        use = keep & ~printed
+        use = keep & (drawable | ~is_cell)
     return PaperModel(coef, np.maximum(median, 1e-3))
 
 
@@ -150,13 +223,14 @@ def shape_features(darkness: np.ndarray, gx: np.ndarray, gy: np.ndarray, px: int
     return np.concatenate([hog, thumb], axis=1)
 
 
-def cell_features(cells_bgr: np.ndarray, side: str, px: int) -> tuple[np.ndarray, PaperModel]:
-    """(121, F) features of the upright cell area (row-major cells) and the sheet's paper model."""
+def cell_features(cells_bgr: np.ndarray, side: str, px: int, ring: PaperRing | None = None) -> tuple[np.ndarray, PaperModel]:
+    """(121, F) features of the upright cell area (row-major cells) and the sheet's paper model
+    (fitted with the margin's paper patches ``ring`` when given, :func:`paper_ring`)."""
     layout = SIDES[side]
     printed = np.zeros((GRID, GRID), bool)
     for r, c in layout.mountains | layout.wasteland:
         printed[r, c] = True
-    paper = paper_model(cells_bgr.astype(np.float32) / 255.0, px, printed)
+    paper = paper_model(cells_bgr.astype(np.float32) / 255.0, px, printed, ring)
     lab = normalised_lab(cells_bgr, px, paper)
     strokes = cv2.morphologyEx(lab[..., 0], cv2.MORPH_BLACKHAT,
                                cv2.getStructuringElement(cv2.MORPH_RECT, (px // 4 | 1, px // 4 | 1)))

@@ -980,6 +980,17 @@ def _finish(image: np.ndarray, found: tuple[np.ndarray, np.ndarray, float]) -> G
     return GridFit(pts, homography_from_intersections(pts), score, residual, doubt)
 
 
+def shifted_fit(image: np.ndarray, fit: GridFit, rows: int, cols: int) -> GridFit:
+    """The lattice ``rows``, ``cols`` cells away from ``fit`` (in its own u frame), snapped and
+    finished like a found one: for a grid the printed glyph shows was placed a cell off
+    (vision.orient.glyph_shift; under glare the darkness checks missed it). The new edge's crossings
+    start from the homography's extrapolation, hence the wider first search."""
+    move = np.array([[1.0, 0.0, cols], [0.0, 1.0, rows], [0.0, 0.0, 1.0]])
+    hom = fit.homography @ move
+    _, disp = refine_intersections(line_image(image), hom, search_u=0.3)
+    return _finish(image, (hom, disp, fit.lattice_score))
+
+
 SURE_U = (0.04, 0.05, 0.07)  # crossings under this doubt re-anchor the homography (each tried) …
 MIN_SURE = 48  # … when there are at least this many of them
 SURE_MOVE_U = 0.1  # … and none of them may move further (a wrong re-anchoring drags some 0.25 u)

@@ -21,8 +21,8 @@ from scoring.sides import SIDES
 from scoring.terrain import Terrain
 from vision.classify import CELL_CLASSES, ReaderModel, default_model
 from vision.coins import CoinReading, coin_reliability, coin_track_features, count_from_probabilities, track_match
-from vision.features import cell_features
-from vision.grid import DOUBT_U, PX, GridFit, fit_grid, line_image, sample_cells
+from vision.features import cell_features, paper_ring
+from vision.grid import DOUBT_U, PX, GridFit, fit_grid, line_image, sample_cells, shifted_fit
 from vision.layout import GRID
 from vision.load import LoadedPhoto, PhotoError, load_photo
 from vision.orient import Orientation, coin_track_periodicity, decide_orientation, mountain_darkness
@@ -126,6 +126,11 @@ def locate(loaded: LoadedPhoto, side: str | None = None) -> Located:
     if fit is None:
         raise PhotoError("no-grid", "no map grid found")
     orientation = _orient(image, fit, sample_cells(image, fit), side)
+    if orientation.glyph_shift is not None:  # the glyph shows the lattice a cell off: move it there
+        moved = shifted_fit(image, fit.rotated(orientation.quarter_turns), *orientation.glyph_shift)
+        moved_orientation = _orient(image, moved, sample_cells(image, moved), side)
+        if moved_orientation.glyph_shift is None and not moved_orientation.in_doubt:
+            fit, orientation = moved, moved_orientation
     upright = fit.rotated(orientation.quarter_turns)
     return Located(fit, upright, orientation, sample_cells(image, upright))
 
@@ -138,7 +143,7 @@ def read_image(loaded: LoadedPhoto, side: str | None = None, model: ReaderModel 
     model = model or default_model()
     fit, upright, orientation, cells = located.fit, located.upright, located.orientation, located.cells
     layout = SIDES[orientation.side]
-    feats, paper = cell_features(cells, orientation.side, PX)
+    feats, paper = cell_features(cells, orientation.side, PX, paper_ring(image, upright.intersections))
     printed = {**{c: Terrain.MOUNTAIN for c in layout.mountains}, **{c: Terrain.WASTELAND for c in layout.wasteland}}
     drawable = [(r, c) for r in range(GRID) for c in range(GRID) if (r, c) not in printed]
     probs = model.cell_probabilities(feats[[r * GRID + c for r, c in drawable]])

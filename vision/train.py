@@ -12,7 +12,9 @@ meet; that second copy is skipped when the found grid is off by more than
 report validation figures (on the found-grid copies only, as the reader will see them).
 
 Fitting (:func:`fit_cells`): the training photos are split in two halves by seed and two shape
-networks are fitted on each (different random starts); the reader averages the four.
+networks are fitted on each (different random starts); the reader averages the four. The
+sheet-context stage (:func:`fit_context`) is then fitted on each half as read by the other half's
+networks.
 """
 
 from __future__ import annotations
@@ -26,9 +28,10 @@ from multiprocessing import get_context
 import numpy as np
 
 from scoring.sheet import Sheet
-from vision.classify import CELL_CLASSES, ReaderModel, save_model, single_thread
+from vision.classify import (CELL_CLASSES, ReaderModel, context_scale, full_proba, save_model, sheet_context,
+                             single_thread)
 from vision.coins import coin_training_features
-from vision.features import CELL_FEATURE_NAMES, cell_features
+from vision.features import CELL_FEATURE_NAMES, cell_features, paper_ring
 from vision.grid import PX, GridFit, homography_from_intersections, sample_cells
 from vision.layout import GRID
 from vision.load import PhotoError, load_photo
@@ -50,6 +53,7 @@ class TrainConfig:
     max_megapixels: float = 2.5  # features are taken on the rectified sheet; bigger photos add time only
     validation_share: float = 0.15
     max_iter: int = 300  # coin boosting
+    context_max_iter: int = 150  # sheet-context boosting (300 read dev cells no better and doubled the file)
     learning_rate: float = 0.08
     max_leaf_nodes: int = 31
     hidden_layers: tuple[int, ...] = (256, 128)  # shape networks
@@ -87,9 +91,10 @@ def allowed_backgrounds(cfg: TrainConfig) -> list[str]:
     return [b for fam, names in BACKGROUND_FAMILIES.items() if fam != cfg.holdout_background_family for b in names]
 
 
-def _cell_samples(cells_bgr: np.ndarray, sheet: Sheet) -> tuple[np.ndarray, np.ndarray, object]:
-    """Features and labels of the drawable cells of one rectified cell area, and its paper model."""
-    feats, paper = cell_features(cells_bgr, sheet.side, PX)
+def _cell_samples(image: np.ndarray, fit: GridFit, cells_bgr: np.ndarray, sheet: Sheet) -> tuple[np.ndarray, np.ndarray, object]:
+    """Features and labels of the drawable cells of one rectified cell area (``fit`` upright in
+    ``image``), and its paper model."""
+    feats, paper = cell_features(cells_bgr, sheet.side, PX, paper_ring(image, fit.intersections))
     index = {t: i for i, t in enumerate(CELL_CLASSES)}
     where, labels = [], []
     for (r, c), t in sheet.items():
@@ -115,7 +120,7 @@ def photo_samples(args: tuple[int, str, str, float]) -> dict:
     loaded = load_photo(photo.jpeg)
     true_pts = np.asarray(truth["intersections"], float) / loaded.scale
     true_fit = GridFit(true_pts, homography_from_intersections(true_pts), 0.0, 0.0)
-    copies = [_cell_samples(sample_cells(loaded.image, true_fit), sheet)]
+    copies = [_cell_samples(loaded.image, true_fit, sample_cells(loaded.image, true_fit), sheet)]
     coin_fit, paper, status = true_fit, copies[0][2], "found"
     try:
         located = locate(loaded)
@@ -123,7 +128,7 @@ def photo_samples(args: tuple[int, str, str, float]) -> dict:
         if located.orientation.side != sheet.side or err > MAX_TRAIN_GRID_ERROR_U:
             status = "grid or orientation wrong"
         else:
-            copies.append(_cell_samples(located.cells, sheet))
+            copies.append(_cell_samples(loaded.image, located.upright, located.cells, sheet))
             coin_fit, paper = located.upright, copies[1][2]
     except PhotoError as e:
         status = e.code
@@ -133,12 +138,12 @@ def photo_samples(args: tuple[int, str, str, float]) -> dict:
             "Xc": coin_feats, "yc": coin_labels, "Xc_relit": relit}
 
 
-def _fit(X: np.ndarray, y: np.ndarray, cfg: TrainConfig):
-    """A HistGradientBoostingClassifier with the configured size (the coin model)."""
+def _fit(X: np.ndarray, y: np.ndarray, cfg: TrainConfig, max_leaf_nodes: int | None = None, max_iter: int | None = None):
+    """A HistGradientBoostingClassifier with the configured size (the coin model, the sheet-context stage)."""
     from sklearn.ensemble import HistGradientBoostingClassifier
 
-    return HistGradientBoostingClassifier(max_iter=cfg.max_iter, learning_rate=cfg.learning_rate,
-                                          max_leaf_nodes=cfg.max_leaf_nodes, l2_regularization=1.0,
+    return HistGradientBoostingClassifier(max_iter=max_iter or cfg.max_iter, learning_rate=cfg.learning_rate,
+                                          max_leaf_nodes=max_leaf_nodes or cfg.max_leaf_nodes, l2_regularization=1.0,
                                           early_stopping=True, validation_fraction=0.1, n_iter_no_change=20,
                                           random_state=cfg.seed).fit(X, y)
 
@@ -172,6 +177,24 @@ def fit_cells(photos: list[dict], cfg: TrainConfig, log=print) -> list:
             nets[k] = _shape_network(X, y, cfg, cfg.seed + k)
             log(f"  shape network {k + 1}/{cfg.networks}: {nets[k][-1].n_iter_} epochs, {time.time() - t0:.0f} s")
     return nets
+
+
+def fit_context(photos: list[dict], nets: list, cfg: TrainConfig, log=print) -> tuple[object | None, np.ndarray | None]:
+    """The sheet-context stage (vision.classify.sheet_context) and its colour scale, fitted on what
+    the networks say about photos they were not fitted on (each half's photos read by the other
+    half's networks), so it learns how far to trust them on unfamiliar sheets. None without two
+    halves of networks."""
+    if len(nets) < 2:
+        return None, None
+    sheets = [(p["seed"] % 2, x, y) for p in photos for x, y in p["copies"]]
+    scale = context_scale(np.concatenate([x for _, x, _ in sheets]))
+    other = {h: [n for k, n in enumerate(nets) if k % 2 != h] for h in (0, 1)}
+    t0 = time.time()
+    rows = [sheet_context(x, np.mean([full_proba(n, x) for n in other[h]], axis=0), scale) for h, x, _ in sheets]
+    context = _fit(np.concatenate(rows), np.concatenate([y for _, _, y in sheets]), cfg, max_leaf_nodes=15,
+                   max_iter=cfg.context_max_iter)
+    log(f"  sheet context: {context.n_iter_} iterations, {time.time() - t0:.0f} s")
+    return context, scale
 
 
 def low_confidence_threshold(confidence: np.ndarray, correct: np.ndarray, share: float = FLAG_ERRORS_SHARE) -> float:
@@ -211,16 +234,11 @@ def train(cfg: TrainConfig, log=print) -> ReaderModel:
         f"{n_val} for validation; found-grid status {status}")
     with single_thread():  # OpenMP barriers crawl on a shared, oversubscribed machine
         shape = fit_cells(fit_set, cfg, log)
+        context, scale = fit_context(fit_set, shape, cfg, log)
         coins = _fit(np.concatenate([x for r in fit_set for x in (r["Xc"], r["Xc_relit"])]),
                      np.concatenate([r["yc"] for r in fit_set for _ in range(2)]), cfg)
-    model = ReaderModel(shape=shape, coins=coins)
-    found_val = [r for r in val if len(r["copies"]) == 2]  # as the reader sees them: through the found grid
-    proba = model.cell_probabilities(np.concatenate([r["copies"][1][0] for r in found_val]))
-    y_val = np.concatenate([r["copies"][1][1] for r in found_val])
-    conf = proba.max(axis=1)
-    correct = proba.argmax(axis=1) == y_val
-    threshold = low_confidence_threshold(conf, correct)
-    coin_proba = model.coin_probabilities(np.concatenate([r["Xc"] for r in val]))
+    model = ReaderModel(shape=shape, coins=coins, context=context, context_scale=scale)
+    validation, threshold = validate(model, val)
     model.meta = {
         "config": asdict(cfg),
         "feature_names": CELL_FEATURE_NAMES,
@@ -231,14 +249,30 @@ def train(cfg: TrainConfig, log=print) -> ReaderModel:
                      "seconds": round(time.time() - start, 1),
                      "shape_epochs": [int(n[-1].n_iter_) for n in shape],
                      "coin_iterations": int(coins.n_iter_),
+                     "context_iterations": int(context.n_iter_) if context is not None else 0,
                      "seed_range": [TRAIN_SEED_BASE + 10_000 * cfg.seed, TRAIN_SEED_BASE + 10_000 * cfg.seed + cfg.photos]},
-        "validation": {"cell_accuracy": round(float(correct.mean()), 5),
-                       "cells_flagged_share": round(float((conf < threshold).mean()), 4),
-                       "errors_flagged_share": round(float((conf[~correct] < threshold).mean()) if (~correct).any() else 1.0, 4),
-                       "coin_accuracy": round(float(((coin_proba > 0.5) == np.concatenate([r["yc"] for r in val])).mean()), 5)},
+        "validation": validation,
     }
     log(f"validation: {model.meta['validation']}, threshold {threshold:.4f}")
     return model
+
+
+def validate(model: ReaderModel, val: list[dict]) -> tuple[dict, float]:
+    """Validation figures on the photos kept aside (their found-grid copies, one sheet at a time,
+    as the reader sees them) and the low-confidence threshold calibrated on them."""
+    found_val = [r for r in val if len(r["copies"]) == 2]
+    proba = np.concatenate([model.cell_probabilities(r["copies"][1][0]) for r in found_val])
+    networks = np.concatenate([model.network_probabilities(r["copies"][1][0]) for r in found_val])
+    y_val = np.concatenate([r["copies"][1][1] for r in found_val])
+    conf = proba.max(axis=1)
+    correct = proba.argmax(axis=1) == y_val
+    threshold = low_confidence_threshold(conf, correct)
+    coin_proba = model.coin_probabilities(np.concatenate([r["Xc"] for r in val]))
+    return {"cell_accuracy": round(float(correct.mean()), 5),
+            "cell_accuracy_networks_only": round(float((networks.argmax(axis=1) == y_val).mean()), 5),
+            "cells_flagged_share": round(float((conf < threshold).mean()), 4),
+            "errors_flagged_share": round(float((conf[~correct] < threshold).mean()) if (~correct).any() else 1.0, 4),
+            "coin_accuracy": round(float(((coin_proba > 0.5) == np.concatenate([r["yc"] for r in val])).mean()), 5)}, threshold
 
 
 def train_and_save(cfg: TrainConfig, log=print) -> ReaderModel:
