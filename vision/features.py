@@ -75,7 +75,10 @@ class PaperRing:
 PAPER_STRIPS: tuple[tuple[str, float, float], ...] = (
     ("left", 0.3, 0.85), ("right", 0.3, 0.85), ("bottom", 0.3, 0.85), ("top", 0.3, 0.6))
 RING_SAMPLES_PER_U = 12  # along each strip; 5 across
-MIN_MARGIN_PATCHES = 12  # margin patches needed to start the paper fit from the margin alone
+MIN_MARGIN_PATCHES = 12  # margin patches needed to start the paper fit from the margin alone …
+MARGIN_START_SPREAD = 0.25  # … from those within this share of the margin's median colour
+PAPER_CELL_FLOOR = 0.85  # a cell counts as paper while no channel is below this share of the surface
+PAPER_MARGIN_SPREAD = 0.15  # a margin patch, while every channel is within this share of it
 
 
 def _edge_points(p: np.ndarray, edge: str, t: np.ndarray, d: np.ndarray) -> np.ndarray:
@@ -134,14 +137,14 @@ def paper_model(cells01: np.ndarray, px: int, printed: np.ndarray, ring: PaperRi
     drawable = np.concatenate([~printed.ravel(), np.zeros(len(ring.rows), bool)])
     margin = ~is_cell
     if len(ring.rows):
-        margin &= np.abs(colour / np.median(ring.bgr, axis=0) - 1).max(axis=1) < 0.25
+        margin &= np.abs(colour / np.median(ring.bgr, axis=0) - 1).max(axis=1) < MARGIN_START_SPREAD
     use = margin if margin.sum() >= MIN_MARGIN_PATCHES else drawable
     median = np.median(colour[use], axis=0)
     coef = np.zeros((6, 3))
     for _ in range(3):
         coef, *_ = np.linalg.lstsq(_design(rows[use], cols[use]), colour[use], rcond=None)
         ratio = colour / np.maximum(_design(rows, cols) @ coef, 1e-3)
-        keep = np.where(is_cell, ratio.min(axis=1) > 0.85, np.abs(ratio - 1).max(axis=1) < 0.15)
+        keep = np.where(is_cell, ratio.min(axis=1) > PAPER_CELL_FLOOR, np.abs(ratio - 1).max(axis=1) < PAPER_MARGIN_SPREAD)
         if (keep & (drawable | ~is_cell)).sum() < 12:
             break
         use = keep & (drawable | ~is_cell)
