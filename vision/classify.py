@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from scoring.terrain import Terrain
+from vision.features import CELL_FEATURE_NAMES, HUE_BINS
 
 MODEL_DIR = Path(__file__).resolve().parent.parent / "models"
 MODEL_FILE = MODEL_DIR / "reader.skops"
@@ -72,7 +73,8 @@ UNFAMILIAR_LOW_CONFIDENCE = 0.9999
 #: Colour measures (vision.features names) the sheet-context stage compares between cells of a sheet.
 CONTEXT_FEATURES: tuple[str, ...] = (
     "dL_mean", "dL_p75", "da_mean", "db_mean", "da_ink", "db_ink", "chroma_mean", "coloured", "coloured2", "ink12",
-    "ink25", *(f"hue{b}" for b in range(8)))
+    "ink25", *(f"hue{b}" for b in range(HUE_BINS)))
+_CONTEXT_COLUMNS = [CELL_FEATURE_NAMES.index(n) for n in CONTEXT_FEATURES]
 CONTEXT_SURE = 0.9  # a cell counts towards its class's colour on the sheet when the networks give it this
 CONTEXT_MAX_COUNT = 20  # sure cells of a class counted up to this many
 CONTEXT_NONE = 10.0  # distance reported when a class has no sure cell on the sheet (scaled units)
@@ -84,7 +86,8 @@ class ModelMissingError(RuntimeError):
 
 @dataclass
 class ReaderModel:
-    """The two classifiers and what the reader needs to know about them."""
+    """The cell classifier (networks and sheet-context stage), the coin classifier, and what the
+    reader needs to know about them."""
 
     shape: list  # Pipelines(StandardScaler, MLPClassifier) over CELL_FEATURE_NAMES, classes 0…5 = CELL_CLASSES
     coins: object  # HistGradientBoostingClassifier, class 1 = coin filled
@@ -149,9 +152,7 @@ def sheet_context(features: np.ndarray, probabilities: np.ndarray, scale: np.nda
     >>> float(c[2, 6 + 2 * 0])  # empty: no other sure empty cell on the sheet
     10.0
     """
-    from vision.features import CELL_FEATURE_NAMES
-
-    colour = features[:, [CELL_FEATURE_NAMES.index(n) for n in CONTEXT_FEATURES]].astype(np.float64)
+    colour = features[:, _CONTEXT_COLUMNS].astype(np.float64)
     z = colour / scale
     out = np.zeros((len(features), 2 * len(CELL_CLASSES)))
     for k in range(len(CELL_CLASSES)):
@@ -165,10 +166,7 @@ def sheet_context(features: np.ndarray, probabilities: np.ndarray, scale: np.nda
 
 def context_scale(features: np.ndarray) -> np.ndarray:
     """Spread of each CONTEXT_FEATURES measure over training cells (the sheet-context distances' unit)."""
-    from vision.features import CELL_FEATURE_NAMES
-
-    colour = features[:, [CELL_FEATURE_NAMES.index(n) for n in CONTEXT_FEATURES]]
-    return colour.std(axis=0).astype(np.float64) + 1e-6
+    return features[:, _CONTEXT_COLUMNS].std(axis=0).astype(np.float64) + 1e-6
 
 
 def full_proba(model, x: np.ndarray) -> np.ndarray:
