@@ -130,6 +130,15 @@ def glyph_correlations(cells_bgr: np.ndarray, px: int) -> list[np.ndarray]:
             for k in range(4)]
 
 
+#: the 8 one-cell shifts (rows, columns) a layout is checked against
+ONE_CELL_SHIFTS: tuple[tuple[int, int], ...] = tuple((dr, dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1) if dr or dc)
+
+
+def _shifted(cells: frozenset, rows: int, cols: int) -> frozenset:
+    """``cells`` moved ``rows`` down and ``cols`` right (one-cell shifts of a layout's mountains)."""
+    return frozenset((r + rows, c + cols) for r, c in cells)
+
+
 def _mountain_cells(ncc: np.ndarray, mountains) -> list[float]:
     """The correlations at ``mountains``, ascending (0 for a cell outside the area)."""
     return sorted(float(ncc[r, c]) if 0 <= r < GRID and 0 <= c < GRID else 0.0 for r, c in mountains)
@@ -160,8 +169,7 @@ def glyph_sure(ncc: list[np.ndarray], side: str, quarter_turns: int) -> bool:
         return False
     rivals = [_glyph_score(ncc[k], layout.mountains) for name, layout in SIDES.items() for k in range(4)
               if (name, k) != (side, quarter_turns)]
-    rivals += [_glyph_score(upright, frozenset((r + dr, c + dc) for r, c in mountains))
-               for dr in (-1, 0, 1) for dc in (-1, 0, 1) if dr or dc]
+    rivals += [_glyph_score(upright, _shifted(mountains, dr, dc)) for dr, dc in ONE_CELL_SHIFTS]
     return _glyph_score(upright, mountains) - max(rivals) >= GLYPH_SURE_MARGIN
 
 
@@ -199,13 +207,8 @@ def shift_margin(dark_upright: np.ndarray, side: str) -> float:
     """Separation of the true layout minus the best of its 8 one-cell shifts (> 0 means no shift)."""
     layout = SIDES[side]
     base = _separation(dark_upright, layout.mountains, layout.wasteland)
-    shifted = []
-    for dr in (-1, 0, 1):
-        for dc in (-1, 0, 1):
-            if dr or dc:
-                moved = frozenset((r + dr, c + dc) for r, c in layout.mountains)
-                shifted.append(_separation(dark_upright, moved, frozenset()))
-    return base - max(shifted)
+    return base - max(_separation(dark_upright, _shifted(layout.mountains, dr, dc), frozenset())
+                      for dr, dc in ONE_CELL_SHIFTS)
 
 
 def coin_track_periodicity(image: np.ndarray, fit: GridFit, px: int = 16) -> float:
@@ -238,9 +241,8 @@ def glyph_shift(ncc: list[np.ndarray], side: str | None = None) -> tuple[str, in
     ``side``: only that side's layouts."""
     layouts = {name: layout for name, layout in SIDES.items() if side is None or name == side}
     unshifted = max(_glyph_score(ncc[k], layout.mountains) for layout in layouts.values() for k in range(4))
-    score, best = max((_glyph_score(ncc[k], frozenset((r + dr, c + dc) for r, c in layout.mountains)), (name, k, dr, dc))
-                      for name, layout in layouts.items() for k in range(4)
-                      for dr in (-1, 0, 1) for dc in (-1, 0, 1) if dr or dc)
+    score, best = max((_glyph_score(ncc[k], _shifted(layout.mountains, dr, dc)), (name, k, dr, dc))
+                      for name, layout in layouts.items() for k in range(4) for dr, dc in ONE_CELL_SHIFTS)
     return best if score - unshifted >= GLYPH_SHIFT_MARGIN else None
 
 

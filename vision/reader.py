@@ -129,7 +129,7 @@ def locate(loaded: LoadedPhoto, side: str | None = None) -> Located:
     if orientation.glyph_shift is not None:  # the glyph shows the lattice a cell off: move it there
         moved = shifted_fit(image, fit.rotated(orientation.quarter_turns), *orientation.glyph_shift)
         moved_orientation = _orient(image, moved, sample_cells(image, moved), side)
-        if moved_orientation.glyph_shift is None and not moved_orientation.in_doubt:
+        if not moved_orientation.in_doubt:  # (in doubt includes the glyph still showing a shift)
             fit, orientation = moved, moved_orientation
     upright = fit.rotated(orientation.quarter_turns)
     return Located(fit, upright, orientation, sample_cells(image, upright))
