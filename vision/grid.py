@@ -435,8 +435,7 @@ def lattice_score(image: np.ndarray, intersections: np.ndarray, px: int = LATTIC
     every inner line: score = (line / mid-cell contrast) × (share of the 10 inner lines standing
     out of both neighbouring mid-cells), the smaller of the two axes. ≥ ``MIN_LINE_CONTRAST`` passes.
     """
-    mx, my = cell_area_maps(intersections, px)
-    canon = cv2.remap(line_image(image), mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    canon = rectify_cell_area(line_image(image), intersections, px)
     lines = black_hat(canon, px // 3).astype(np.float32)
     scores = []
     for profile in (np.median(lines, axis=0), np.median(lines, axis=1)):
@@ -463,8 +462,7 @@ def thin_line_score(image: np.ndarray, intersections: np.ndarray, px: int = THIN
     only strokes thinner than a tenth of a cell remain; each line's darkness is the profile's
     maximum within ``THIN_ON_U`` (snaps drift a little on these sheets). Same score formula.
     """
-    mx, my = cell_area_maps(intersections, px)
-    canon = cv2.remap(line_image(image), mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    canon = rectify_cell_area(line_image(image), intersections, px)
     lines = black_hat(canon, int(THIN_KERNEL_U * px)).astype(np.float32)
     near = np.arange(-int(THIN_ON_U * px), int(THIN_ON_U * px) + 1)
     scores = []
@@ -482,8 +480,7 @@ def _mountain_separation(image: np.ndarray, intersections: np.ndarray) -> float:
     from vision.orient import best_separation, mountain_darkness  # orient builds on this module
 
     px = LATTICE_PX
-    mx, my = cell_area_maps(intersections, px)
-    cells = cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    cells = rectify_cell_area(image, intersections, px)
     return best_separation(mountain_darkness(cells, px))
 
 
@@ -902,8 +899,9 @@ def _thin_line_rescue(image: np.ndarray, rejected: list) -> tuple[np.ndarray, np
     distinct: list[np.ndarray] = []
     for hom, pts, disp, strict in rejected:
         pre.append((thin_line_score(darkest, pts), hom, pts, disp, strict))
-        if _is_new_quad(_area_corners(pts), distinct):
-            distinct.append(_area_corners(pts))
+        corners = _area_corners(pts)
+        if _is_new_quad(corners, distinct):
+            distinct.append(corners)
             hom, pts, disp = _refine_coarse_to_fine(darkest, hom, THIN_PX, THIN_KERNEL_U)
             pre.append((thin_line_score(darkest, pts), hom, pts, disp, strict))
     pre.sort(key=lambda t: -t[0])
@@ -926,8 +924,7 @@ def _glyph_settles(image: np.ndarray, intersections: np.ndarray) -> bool:
     from vision.orient import glyph_correlations, glyph_sure  # orient builds on this module
 
     px = LATTICE_PX
-    mx, my = cell_area_maps(intersections, px)
-    cells = cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    cells = rectify_cell_area(image, intersections, px)
     ncc = glyph_correlations(cells, px)
     return any(glyph_sure(ncc, side, k) for side in SIDES for k in range(4))
 
@@ -1064,7 +1061,12 @@ def cell_area_maps(intersections: np.ndarray, px: int = PX) -> tuple[np.ndarray,
     return grid[..., 0].astype(np.float32), grid[..., 1].astype(np.float32)
 
 
+def rectify_cell_area(image: np.ndarray, intersections: np.ndarray, px: int = PX) -> np.ndarray:
+    """The 11 × 11 cell area of ``image`` (any channels) at ``px`` per unit, following the crossings."""
+    mx, my = cell_area_maps(intersections, px)
+    return cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
 def sample_cells(image: np.ndarray, fit: GridFit, px: int = PX) -> np.ndarray:
     """The canonical top-down cell area, (11·px, 11·px, 3), following the snapped crossings."""
-    mx, my = cell_area_maps(fit.intersections, px)
-    return cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return rectify_cell_area(image, fit.intersections, px)
