@@ -130,3 +130,19 @@ def test_the_margin_keeps_the_paper_colour_of_a_sheet_shaded_almost_everywhere()
     with_ring = paper_model(cells.astype(np.float32) / 255.0, PX, printed, paper_ring(image, crossings)).at(rr, cc)
     assert np.abs(without / paper - 1).max() > 0.3  # the failure the margin is there for
     assert np.median(np.abs(with_ring / paper - 1)) < 0.08
+
+
+def test_a_glare_spot_on_bare_paper_does_not_look_like_blue_ink() -> None:
+    """Light added over a few cells saturates the parchment's red first, so bare paper there looks
+    bluish; the surface is raised to those cells' bright pixels (``bright_lift``) and they read as
+    paper again, while a real blue stroke elsewhere stays coloured."""
+    img = np.full((GRID * PX, GRID * PX, 3), PAPER_BGR, np.float32)
+    yy, xx = np.mgrid[0:GRID * PX, 0:GRID * PX]
+    spot = np.exp(-(((xx - 5.5 * PX) ** 2 + (yy - 5.5 * PX) ** 2) / (2 * (1.2 * PX) ** 2)))
+    img = np.clip(img + 120 * spot[..., None], 0, 255).astype(np.uint8)  # glare, clipped like a sensor
+    cv2.line(img, (2 * PX + 5, 2 * PX + 16), (3 * PX - 5, 2 * PX + 16), (200, 90, 30), 3)  # blue ink
+    feats = cell_features(img, "A", PX)[0]
+    coloured = feats[:, CELL_FEATURE_NAMES.index("coloured")]
+    db = feats[:, CELL_FEATURE_NAMES.index("db_mean")]
+    assert coloured[5 * GRID + 5] < 0.05 and abs(db[5 * GRID + 5]) < 3  # the glare's centre cell reads as paper
+    assert coloured[2 * GRID + 2] > 0.05 and db[2 * GRID + 2] < -3  # the blue stroke is still blue

@@ -79,6 +79,7 @@ MIN_MARGIN_PATCHES = 12  # margin patches needed to start the paper fit from the
 MARGIN_START_SPREAD = 0.25  # … from those within this share of the margin's median colour
 PAPER_CELL_FLOOR = 0.85  # a cell counts as paper while no channel is below this share of the surface
 PAPER_MARGIN_SPREAD = 0.15  # a margin patch, while every channel is within this share of it
+BRIGHT_LIFT_MARGIN = 0.03  # a cell brighter than the surface by less than this is noise, not missed light
 
 
 def _edge_points(p: np.ndarray, edge: str, t: np.ndarray, d: np.ndarray) -> np.ndarray:
@@ -151,14 +152,36 @@ def paper_model(cells01: np.ndarray, px: int, printed: np.ndarray, ring: PaperRi
     return PaperModel(coef, np.maximum(median, 1e-3))
 
 
+def bright_lift(cells01: np.ndarray, px: int, paper: PaperModel) -> np.ndarray:
+    """(11, 11, 3) factor ≥ 1 per cell and channel that raises the paper surface to the cell's
+    bright pixels (85th percentile) where they are clearly brighter than it.
+
+    Ink only darkens paper, so a cell brighter than the surface shows light the smooth surface
+    misses: a glare spot on a laminated sheet, a lamp's hot spot. There the parchment's red and
+    green saturate first, so bare paper looks bluish and passed for water (dev photos 50700174,
+    50700131: 42 empty cells read as water at confidence ≥ 0.96).
+
+    >>> cells = np.full((GRID * 32, GRID * 32, 3), 0.8, np.float32); cells[:32, :32] = 0.95
+    >>> lift = bright_lift(cells, 32, PaperModel(np.r_[[[0.8] * 3], np.zeros((5, 3))], np.full(3, 0.8)))
+    >>> float(lift[0, 0, 0].round(3)), float(lift[5, 5, 0])
+    (1.153, 1.0)
+    """
+    blocks = cells01.reshape(GRID, px, GRID, px, 3)
+    bright = np.percentile(blocks, 85, axis=(1, 3))
+    rows, cols = np.mgrid[0:GRID, 0:GRID].astype(float)
+    return np.maximum(1.0, bright / (paper.at(rows, cols) * (1 + BRIGHT_LIFT_MARGIN)))
+
+
 def normalised_lab(cells_bgr: np.ndarray, px: int, paper: PaperModel) -> np.ndarray:
-    """The cell area divided by the paper surface, re-tinted to the reference paper, in Lab."""
+    """The cell area divided by the paper surface (raised by :func:`bright_lift`, interpolated
+    between cell centres), re-tinted to the reference paper, in Lab."""
     n = GRID * px
     centres = (np.arange(n) + 0.5) / px - 0.5
     rows, cols = np.meshgrid(centres, centres, indexing="ij")
     surface = paper.at(rows, cols).astype(np.float32)
     img = cells_bgr.astype(np.float32) / 255.0
-    return _lab(img / surface * REFERENCE_PAPER_BGR)
+    lift = cv2.resize(bright_lift(img, px, paper).astype(np.float32), (n, n), interpolation=cv2.INTER_LINEAR)
+    return _lab(img / (surface * lift) * REFERENCE_PAPER_BGR)
 
 
 def _ink_measures(lab: np.ndarray, strokes: np.ndarray) -> list[np.ndarray]:
