@@ -392,3 +392,23 @@ def test_washed_out_mountains_are_recognised_by_their_glyph(side: str, quarter_t
     glyph = orient.mountain_glyph_match(washed, grid.PX)
     assert glyph[(side, k_true)] > 0.7
     assert max(v for key, v in glyph.items() if key != (side, k_true)) < 0.5
+
+
+def test_a_side_overshot_by_a_line_is_pulled_in() -> None:
+    """Curled paper: the found lattice stretches an extra line over the last columns of one side,
+    so its last column lies on the table beyond the frame, one line off. Pulling that side in by a
+    line fits the thin printed lines clearly better; the right lattice is left as it is."""
+    photo, truth = warped_sheet("A", 0, seed=3, tilt=30.0)
+    hom = grid.homography_from_intersections(truth)
+    ideal = grid.ideal_intersections()
+    overshoot = ideal.copy()
+    overshoot[..., 0] += np.clip(1 - (11 - np.arange(12)) / 5, 0, None)[None, :]  # +1 u at the last column
+    overshot = cv2.perspectiveTransform(overshoot.reshape(1, -1, 2), hom)[0].reshape(12, 12, 2)
+    doubt = np.zeros((12, 12))
+    doubt[:, 9:] = 2 * grid.DOUBT_U
+    cell_px = np.median(np.linalg.norm(np.diff(truth, axis=1), axis=2))
+    dark = grid.line_image(photo)
+    pulled = grid._side_pulled(photo, dark, overshot, doubt)
+    assert pulled is not None
+    assert (np.linalg.norm(pulled[0] - truth, axis=2) / cell_px).max() < 0.1
+    assert grid._side_pulled(photo, dark, truth, doubt) is None

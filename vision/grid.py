@@ -960,7 +960,8 @@ def _finish(image: np.ndarray, found: tuple[np.ndarray, np.ndarray, float]) -> G
     Where a patch of crossings disagrees with its snaps (:func:`crossing_doubt` over ``DOUBT_U``:
     the found homography is off there by more than the final search reaches, e.g. a corner
     stretched by curl or a finger), the homography is re-anchored on the crossings in no doubt
-    and the crossings are snapped again from it (:func:`_reanchored`).
+    and the crossings are snapped again from it (:func:`_reanchored`); where some are still
+    doubted, a side the lattice overshot by a line is pulled in (:func:`_side_pulled`).
     """
     hom, disp, score = found
     darkest = line_image(image)
@@ -973,6 +974,9 @@ def _finish(image: np.ndarray, found: tuple[np.ndarray, np.ndarray, float]) -> G
         tries = [t for t in tries if t is not None]
         if tries:
             pts, disp, doubt = min(tries, key=lambda t: (t[2] > DOUBT_U).sum())
+        pulled = _side_pulled(image, darkest, pts, doubt) if (doubt > DOUBT_U).any() else None
+        if pulled is not None:
+            pts, disp, doubt = pulled
     residual = float(np.median(np.linalg.norm(disp, axis=2)))
     return GridFit(pts, homography_from_intersections(pts), score, residual, doubt)
 
@@ -1023,6 +1027,58 @@ def _reanchored(image: np.ndarray, darkest: np.ndarray, pts: np.ndarray, doubt: 
             or _mountain_separation(image, new_pts) < 0):
         return None
     return new_pts, disp, new_doubt
+
+
+SIDE_PULL_U = 1.0  # a side hypothesis moves that side's ring this far inward (one line: the lattice overshot it) …
+SIDE_PULL_LINES = 5  # … tapering to nothing this many lines inside
+SIDE_PULL_GAIN = 1.3  # … and is kept only when its thin-line score beats the fit's by this factor
+
+
+def _side_pulls() -> list[tuple[int, np.ndarray]]:
+    """The hypotheses of :func:`_side_pulled`: (coordinate, (12, 12) pull in u) for each side pulled
+    in along its whole length or towards one of its two corners (a curled corner)."""
+    taper = np.clip(1 - np.arange(LINES) / SIDE_PULL_LINES, 0, None) * SIDE_PULL_U
+    ramp = np.arange(LINES) / GRID
+    pulls = []
+    for inward, sign in ((taper, 1.0), (taper[::-1], -1.0)):  # the side at index 0 is pulled towards +u
+        for along in (np.ones(LINES), ramp, ramp[::-1]):
+            pulls.append((1, sign * inward[:, None] * along[None, :]))  # a first or last row moves in y
+            pulls.append((0, sign * inward[None, :] * along[:, None]))  # a first or last column in x
+    return pulls
+
+
+def _side_pulled(image: np.ndarray, darkest: np.ndarray, pts: np.ndarray,
+                 doubt: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The lattice with one side pulled in by a line, if it fits the printed lines clearly better.
+
+    Curled, bowed or folded paper bends most at its border; where the found lattice stretches an
+    extra line over the last few columns (or rows) of one side, the outer ring ends on the table
+    beyond the frame and every snap there lands on the neighbouring printed line, so the snaps agree
+    with the wrong field. Each side near a doubted crossing is tried pulled in by ``SIDE_PULL_U``,
+    tapering over ``SIDE_PULL_LINES`` lines (:func:`_side_pulls`), and snapped again (±0.3 u, then
+    ±0.15 u). The best is kept when its thin-line score (:func:`thin_line_score`: marker strokes do
+    not count) beats the fit's by ``SIDE_PULL_GAIN`` and its mountains separate no less clearly
+    (:func:`_mountain_separation`; its doubt is no test: the overshot lattice's snaps agree with it
+    as well).
+    Returns (crossings, displacement, doubt) or ``None``.
+    """
+    hom = homography_from_intersections(pts)
+    field = cv2.perspectiveTransform(pts.reshape(1, -1, 2), np.linalg.inv(hom))[0].reshape(LINES, LINES, 2)
+    field -= ideal_intersections()
+    best, best_score = None, SIDE_PULL_GAIN * thin_line_score(darkest, pts)
+    for axis, pull in _side_pulls():
+        if not ((doubt > DOUBT_U) & (np.abs(pull) >= 0.5 * SIDE_PULL_U)).any():
+            continue
+        prior = field.copy()
+        prior[..., axis] += pull
+        for search in (0.3, 0.15):
+            new_pts, prior, snapped, strength = _refine_detail(darkest, hom, PX, prior, search)
+        score = thin_line_score(darkest, new_pts)
+        if score > best_score:
+            best, best_score = (new_pts, prior, crossing_doubt(snapped, strength, prior)), score
+    if best is None or _mountain_separation(image, best[0]) < _mountain_separation(image, pts):
+        return None
+    return best
 
 
 DOUBT_U = 0.12  # a crossing whose doubt is above this may be more than 0.15 u off (dev: see docs/reader.md)
