@@ -1032,6 +1032,7 @@ def _reanchored(image: np.ndarray, darkest: np.ndarray, pts: np.ndarray, doubt: 
 SIDE_PULL_U = 1.0  # a side hypothesis moves that side's ring this far inward (one line: the lattice overshot it) …
 SIDE_PULL_LINES = 5  # … tapering to nothing this many lines inside
 SIDE_PULL_GAIN = 1.3  # … and is kept only when its thin-line score beats the fit's by this factor
+SIDE_PULL_NEAR = 0.8  # a side is tried only when a crossing pulled this share of the way or more is doubted
 
 
 def _side_pulls() -> list[tuple[int, np.ndarray]]:
@@ -1054,7 +1055,8 @@ def _side_pulled(image: np.ndarray, darkest: np.ndarray, pts: np.ndarray,
     Curled, bowed or folded paper bends most at its border; where the found lattice stretches an
     extra line over the last few columns (or rows) of one side, the outer ring ends on the table
     beyond the frame and every snap there lands on the neighbouring printed line, so the snaps agree
-    with the wrong field. Each side near a doubted crossing is tried pulled in by ``SIDE_PULL_U``,
+    with the wrong field. Each side (or one half of it) with a doubted crossing within its outer two
+    lines (pulled ``SIDE_PULL_NEAR`` of the way or more) is tried pulled in by ``SIDE_PULL_U``,
     tapering over ``SIDE_PULL_LINES`` lines (:func:`_side_pulls`), and snapped again (±0.3 u, then
     ±0.15 u). The best is kept when its thin-line score (:func:`thin_line_score`: marker strokes do
     not count) beats the fit's by ``SIDE_PULL_GAIN`` and its mountains separate no less clearly
@@ -1062,13 +1064,15 @@ def _side_pulled(image: np.ndarray, darkest: np.ndarray, pts: np.ndarray,
     as well).
     Returns (crossings, displacement, doubt) or ``None``.
     """
+    pulls = [(axis, pull) for axis, pull in _side_pulls()
+             if ((doubt > DOUBT_U) & (np.abs(pull) >= SIDE_PULL_NEAR * SIDE_PULL_U)).any()]
+    if not pulls:
+        return None
     hom = homography_from_intersections(pts)
     field = cv2.perspectiveTransform(pts.reshape(1, -1, 2), np.linalg.inv(hom))[0].reshape(LINES, LINES, 2)
     field -= ideal_intersections()
     best, best_score = None, SIDE_PULL_GAIN * thin_line_score(darkest, pts)
-    for axis, pull in _side_pulls():
-        if not ((doubt > DOUBT_U) & (np.abs(pull) >= 0.5 * SIDE_PULL_U)).any():
-            continue
+    for axis, pull in pulls:
         prior = field.copy()
         prior[..., axis] += pull
         for search in (0.3, 0.15):
