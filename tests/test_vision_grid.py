@@ -419,3 +419,19 @@ def test_rescue_refines_only_the_most_promising_failed_candidates(monkeypatch) -
     pts = cv2.perspectiveTransform((grid.ideal_intersections() + found[1]).reshape(1, -1, 2), found[0])[0]
     cell = np.linalg.norm(truth[0, 1] - truth[0, 0])
     assert np.linalg.norm(pts.reshape(12, 12, 2) - truth, axis=2).max() / cell < 0.1
+
+
+def test_fallback_search_refines_at_most_its_best_few_outlines(monkeypatch) -> None:
+    """The second and third sources give dozens of outlines; only the ``FALLBACK_REFINED`` best
+    pre-checked are refined, and the sheet is still found from them."""
+    photo, truth = warped_sheet("B", 1, seed=11)
+    checked = []
+    check = grid._check_hypotheses
+    monkeypatch.setattr(grid, "_check_hypotheses", lambda *a, **k: checked.append(k.get("strict")) or check(*a, **k))
+    found = grid.find_grid(photo, fallback=True)
+    assert 0 < len(checked) <= grid.FALLBACK_REFINED
+    assert found is not None
+    pts = cv2.perspectiveTransform((grid.ideal_intersections() + found[1]).reshape(1, -1, 2), found[0])[0]
+    cell = np.linalg.norm(truth[0, 1] - truth[0, 0])
+    errs = [np.linalg.norm(np.rot90(pts.reshape(12, 12, 2), k, axes=(0, 1)) - truth, axis=2).max() for k in range(4)]
+    assert min(errs) / cell < 0.2
