@@ -412,3 +412,46 @@ def test_a_side_overshot_by_a_line_is_pulled_in() -> None:
     assert pulled is not None
     assert (np.linalg.norm(pulled[0] - truth, axis=2) / cell_px).max() < 0.1
     assert grid._side_pulled(photo, dark, truth, doubt) is None
+
+
+# ---- the rescue's bounded work (session 5, grid-find) ---------------------------------------------
+def test_rescue_refines_only_the_most_promising_failed_candidates(monkeypatch) -> None:
+    """Among many failed candidates (lattices of another pitch over the sheet and the table) the
+    one pulled 0.3 u off by strokes is among the few the rescue refines again, and it is rescued;
+    the others are never refined (a no-grid photo's time is bounded by ``THIN_MAX_LATTICES``)."""
+    photo, truth, hom = marker_sheet(seed=7)
+    zero = np.zeros((12, 12, 2))
+    off_hom, off_pts = _moved(hom, np.array([0.3, -0.25]))
+    rejected = []
+    for scale in (0.55, 0.7, 0.85):
+        for tx in (0.5, 2.5, 4.5):
+            for ty in (-1.5, 1.5, 3.5):
+                wrong = hom @ np.array([[scale, 0, tx], [0, scale, ty], [0, 0, 1.0]])
+                pts = cv2.perspectiveTransform(grid.ideal_intersections().reshape(1, -1, 2), wrong)[0]
+                rejected.append((wrong, pts.reshape(12, 12, 2), zero, False))
+    rejected.insert(17, (off_hom, off_pts, zero, False))
+    refined = []
+    refine = grid._refine_coarse_to_fine
+    monkeypatch.setattr(grid, "_refine_coarse_to_fine", lambda *a, **k: refined.append(1) or refine(*a, **k))
+    found = grid._thin_line_rescue(photo, rejected)
+    assert 0 < len(refined) <= 2 * grid.THIN_MAX_LATTICES < len(rejected)
+    assert found is not None
+    pts = cv2.perspectiveTransform((grid.ideal_intersections() + found[1]).reshape(1, -1, 2), found[0])[0]
+    cell = np.linalg.norm(truth[0, 1] - truth[0, 0])
+    assert np.linalg.norm(pts.reshape(12, 12, 2) - truth, axis=2).max() / cell < 0.1
+
+
+def test_fallback_search_refines_at_most_its_best_few_outlines(monkeypatch) -> None:
+    """The second and third sources give dozens of outlines; only the ``FALLBACK_REFINED`` best
+    pre-checked are refined, and the sheet is still found from them."""
+    photo, truth = warped_sheet("B", 1, seed=11)
+    checked = []
+    check = grid._check_hypotheses
+    monkeypatch.setattr(grid, "_check_hypotheses", lambda *a, **k: checked.append(k.get("strict")) or check(*a, **k))
+    found = grid.find_grid(photo, fallback=True)
+    assert 0 < len(checked) <= grid.FALLBACK_REFINED
+    assert found is not None
+    pts = cv2.perspectiveTransform((grid.ideal_intersections() + found[1]).reshape(1, -1, 2), found[0])[0]
+    cell = np.linalg.norm(truth[0, 1] - truth[0, 0])
+    errs = [np.linalg.norm(np.rot90(pts.reshape(12, 12, 2), k, axes=(0, 1)) - truth, axis=2).max() for k in range(4)]
+    assert min(errs) / cell < 0.2

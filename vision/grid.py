@@ -47,6 +47,9 @@ MOUNTAIN_CONFIRMS = 0.25  # mountain separation (vision.orient) that confirms a 
 FAINT_LINE_CONTRAST = 0.2  # lines drowned in colour shading: accepted only when …
 MOUNTAINS_CARRY = 0.3  # … the five mountains separate at least this clearly
 PRECHECK_CONTRAST = 1.1  # global line/mid-cell profile ratio a candidate needs to be refined
+#: second-source outlines refined per fallback search, best pre-check first: each costs 3–4 refinements, and
+#: the 14 of 780 dev and fresh photos found by that source are found with 4 as with 8 (a no-grid photo runs both)
+FALLBACK_REFINED = 4
 _FW = GEOMETRY.frame_width  # the frame band's outer line runs at −0.2 and 11.2 u
 _K = GRID / (GRID + 2 * _FW)
 #: true u → the u a quad on the frame's outer line assumes it is (its corners at 0 and 11)
@@ -451,6 +454,10 @@ THIN_PX = 48  # canonical pixels per unit of the thin-line check (the rescue of 
 THIN_KERNEL_U = 0.1  # black-hat width there: the 0.03 u printed lines pass, thick marker strokes cancel
 THIN_ON_U = 0.06  # a line's darkness: the profile's maximum within this of where the crossings put it
 THIN_MAX_RESCUED = 12  # best thin-line candidates whose mountains are then checked
+#: distinct failed candidates the rescue refines again, the best this many by each of two rankings
+#: (:func:`_most_promising`): bounds a no-grid photo's time (each costs a thin-line refinement and score; a
+#: photo reached the rescue with up to 96 failed candidates, 45–87 of them distinct, and took 9–17 s)
+THIN_MAX_LATTICES = 8
 
 
 def thin_line_score(image: np.ndarray, intersections: np.ndarray, px: int = THIN_PX) -> float:
@@ -655,7 +662,7 @@ def find_grid(image: np.ndarray, max_refined: int = 8, long_side: int = FIND_LON
             if contrast >= PRECHECK_CONTRAST:
                 more.append((contrast, hypotheses + [hom], clear))
         more.sort(key=lambda t: -t[0])
-        for _, hypotheses, clear in more[:max_refined]:
+        for _, hypotheses, clear in more[:FALLBACK_REFINED]:
             passing += _check_hypotheses(small, darkest, hypotheses, strict=True, rejected=here, clear_lines=clear)
     to_full = np.diag([1.0 / shrink, 1.0 / shrink, 1.0])
     if rejected is not None:
@@ -883,7 +890,8 @@ def _thin_line_rescue(image: np.ndarray, rejected: list) -> tuple[np.ndarray, np
 
     Sheets crowded with marker symbols fail :func:`lattice_score`, and their thick strokes pull
     the candidates' snaps up to half a cell off; this runs only when every search found nothing.
-    Each distinct rejected candidate is also refined again on thin lines only (snaps on a
+    The most promising distinct rejected candidates (:func:`_most_promising`; the others cost a
+    no-grid photo seconds) are judged, each also refined again on thin lines only (snaps on a
     ``THIN_KERNEL_U`` black-hat at ``THIN_PX``, :func:`_refine_coarse_to_fine`). The same checks
     apply with the thin-line score in place of the line score (:func:`_accepted`: mountains never
     darker elsewhere, i.e. no lattice off by a cell; a weak lattice, under ``MIN_LINE_CONTRAST``,
@@ -896,14 +904,10 @@ def _thin_line_rescue(image: np.ndarray, rejected: list) -> tuple[np.ndarray, np
     passing: list[_Candidate] = []
     pre = []
     darkest = line_image(image)
-    distinct: list[np.ndarray] = []
-    for hom, pts, disp, strict in rejected:
+    for hom, pts, disp, strict in _most_promising(image, rejected):
         pre.append((thin_line_score(darkest, pts), hom, pts, disp, strict))
-        corners = _area_corners(pts)
-        if _is_new_quad(corners, distinct):
-            distinct.append(corners)
-            hom, pts, disp = _refine_coarse_to_fine(darkest, hom, THIN_PX, THIN_KERNEL_U)
-            pre.append((thin_line_score(darkest, pts), hom, pts, disp, strict))
+        hom, pts, disp = _refine_coarse_to_fine(darkest, hom, THIN_PX, THIN_KERNEL_U)
+        pre.append((thin_line_score(darkest, pts), hom, pts, disp, strict))
     pre.sort(key=lambda t: -t[0])
     for score, hom, pts, disp, strict in pre[:THIN_MAX_RESCUED]:
         if score < WEAK_LINE_CONTRAST:
@@ -916,6 +920,25 @@ def _thin_line_rescue(image: np.ndarray, rejected: list) -> tuple[np.ndarray, np
         passing.append(_Candidate(hom, disp, score, max(separation, 0.0), _area_corners(pts)))
     best = _choose(passing)
     return None if best is None else (best.homography, best.disp, best.score)
+
+
+def _most_promising(image: np.ndarray, rejected: list) -> list[tuple]:
+    """The distinct failed candidates (hom, crossings, displacement, strict) that came closest: the
+    ``THIN_MAX_LATTICES`` best on thin lines at half the resolution (:func:`thin_line_score` at
+    ``THIN_PX // 2``, a quarter of the pixels) and the ``THIN_MAX_LATTICES`` best by lattice score + 2 ×
+    mountain separation (lines hidden under strokes, but the mountains on their cells, not contradicted)."""
+    darkest = line_image(image)
+    distinct: list[np.ndarray] = []
+    rows = []
+    for hom, pts, disp, strict in rejected:
+        corners = _area_corners(pts)
+        if _is_new_quad(corners, distinct):
+            distinct.append(corners)
+            near = lattice_score(darkest, pts) + 2 * _mountain_separation(image, pts)
+            rows.append((thin_line_score(darkest, pts, THIN_PX // 2), near, (hom, pts, disp, strict)))
+    by_thin = sorted(range(len(rows)), key=lambda k: -rows[k][0])[:THIN_MAX_LATTICES]
+    by_lattice = sorted(range(len(rows)), key=lambda k: -rows[k][1])[:THIN_MAX_LATTICES]
+    return [rows[k][2] for k in dict.fromkeys(by_thin + by_lattice)]
 
 
 def _glyph_settles(image: np.ndarray, intersections: np.ndarray) -> bool:
