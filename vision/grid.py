@@ -47,9 +47,9 @@ MOUNTAIN_CONFIRMS = 0.25  # mountain separation (vision.orient) that confirms a 
 FAINT_LINE_CONTRAST = 0.2  # lines drowned in colour shading: accepted only when …
 MOUNTAINS_CARRY = 0.3  # … the five mountains separate at least this clearly
 PRECHECK_CONTRAST = 1.1  # global line/mid-cell profile ratio a candidate needs to be refined
-#: second-source outlines refined per fallback search, best pre-check first: each costs 3–4 refinements, and
-#: the 14 of 780 dev and fresh photos found by that source are found with 4 as with 8 (a no-grid photo runs both)
-FALLBACK_REFINED = 4
+#: second-source outlines refined per fallback search, best pre-check first: each costs 3–4 refinements (a no-grid
+#: photo runs both searches); 4 lost a photo whose grid came from its 5th–8th outline
+FALLBACK_REFINED = 8
 _FW = GEOMETRY.frame_width  # the frame band's outer line runs at −0.2 and 11.2 u
 _K = GRID / (GRID + 2 * _FW)
 #: true u → the u a quad on the frame's outer line assumes it is (its corners at 0 and 11)
