@@ -50,9 +50,10 @@ def _design(rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
 class PaperModel:
     """Smooth per-channel paper colour over the sheet, in cell coordinates (row, col) of centres."""
 
-    def __init__(self, coef: np.ndarray, median: np.ndarray):
+    def __init__(self, coef: np.ndarray, median: np.ndarray, cell_bright: np.ndarray):
         self.coef = coef  # (6, 3)
         self.median = median  # (3,) robust sheet-wide paper colour, bounds extrapolation
+        self.cell_bright = cell_bright  # (11, 11, 3) each cell's bright pixels (85th percentile), fitted through
 
     def at(self, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
         """Paper BGR (0…1) at cell-centre coordinates, clamped to ±35 % of the sheet median."""
@@ -149,38 +150,37 @@ def paper_model(cells01: np.ndarray, px: int, printed: np.ndarray, ring: PaperRi
         if (keep & (drawable | ~is_cell)).sum() < 12:
             break
         use = keep & (drawable | ~is_cell)
-    return PaperModel(coef, np.maximum(median, 1e-3))
+    return PaperModel(coef, np.maximum(median, 1e-3), bright)
 
 
-def bright_lift(cells01: np.ndarray, px: int, paper: PaperModel) -> np.ndarray:
+def bright_lift(paper: PaperModel) -> np.ndarray:
     """(11, 11, 3) factor ≥ 1 per cell and channel that raises the paper surface to the cell's
-    bright pixels (85th percentile) where they are clearly brighter than it.
+    bright pixels (85th percentile, ``paper.cell_bright``) where they are clearly brighter than it.
 
     Ink only darkens paper, so a cell brighter than the surface shows light the smooth surface
     misses: a glare spot on a laminated sheet, a lamp's hot spot. There the parchment's red and
     green saturate first, so bare paper looks bluish and passed for water (dev photos 50700174,
     50700131: 42 empty cells read as water at confidence ≥ 0.96).
 
-    >>> cells = np.full((GRID * 32, GRID * 32, 3), 0.8, np.float32); cells[:32, :32] = 0.95
-    >>> lift = bright_lift(cells, 32, PaperModel(np.r_[[[0.8] * 3], np.zeros((5, 3))], np.full(3, 0.8)))
+    >>> bright = np.full((GRID, GRID, 3), 0.8); bright[0, 0] = 0.95  # a lit cell top left
+    >>> lift = bright_lift(PaperModel(np.r_[[[0.8] * 3], np.zeros((5, 3))], np.full(3, 0.8), bright))
     >>> float(lift[0, 0, 0].round(3)), float(lift[5, 5, 0])
     (1.153, 1.0)
     """
-    blocks = cells01.reshape(GRID, px, GRID, px, 3)
-    bright = np.percentile(blocks, 85, axis=(1, 3))
     rows, cols = np.mgrid[0:GRID, 0:GRID].astype(float)
-    return np.maximum(1.0, bright / (paper.at(rows, cols) * (1 + BRIGHT_LIFT_MARGIN)))
+    return np.maximum(1.0, paper.cell_bright / (paper.at(rows, cols) * (1 + BRIGHT_LIFT_MARGIN)))
 
 
 def normalised_lab(cells_bgr: np.ndarray, px: int, paper: PaperModel) -> np.ndarray:
     """The cell area divided by the paper surface (raised by :func:`bright_lift`, interpolated
-    between cell centres), re-tinted to the reference paper, in Lab."""
+    between cell centres), re-tinted to the reference paper, in Lab; ``paper`` was fitted on these
+    cells (:func:`paper_model`)."""
     n = GRID * px
     centres = (np.arange(n) + 0.5) / px - 0.5
     rows, cols = np.meshgrid(centres, centres, indexing="ij")
     surface = paper.at(rows, cols).astype(np.float32)
     img = cells_bgr.astype(np.float32) / 255.0
-    lift = cv2.resize(bright_lift(img, px, paper).astype(np.float32), (n, n), interpolation=cv2.INTER_LINEAR)
+    lift = cv2.resize(bright_lift(paper).astype(np.float32), (n, n), interpolation=cv2.INTER_LINEAR)
     return _lab(img / (surface * lift) * REFERENCE_PAPER_BGR)
 
 
