@@ -904,7 +904,7 @@ def _thin_line_rescue(image: np.ndarray, rejected: list) -> tuple[np.ndarray, np
     passing: list[_Candidate] = []
     pre = []
     darkest = line_image(image)
-    for hom, pts, disp, strict in _most_promising(image, rejected):
+    for hom, pts, disp, strict in _most_promising(image, darkest, rejected):
         pre.append((thin_line_score(darkest, pts), hom, pts, disp, strict))
         hom, pts, disp = _refine_coarse_to_fine(darkest, hom, THIN_PX, THIN_KERNEL_U)
         pre.append((thin_line_score(darkest, pts), hom, pts, disp, strict))
@@ -922,12 +922,12 @@ def _thin_line_rescue(image: np.ndarray, rejected: list) -> tuple[np.ndarray, np
     return None if best is None else (best.homography, best.disp, best.score)
 
 
-def _most_promising(image: np.ndarray, rejected: list) -> list[tuple]:
+def _most_promising(image: np.ndarray, darkest: np.ndarray, rejected: list) -> list[tuple]:
     """The distinct failed candidates (hom, crossings, displacement, strict) that came closest: the
     ``THIN_MAX_LATTICES`` best on thin lines at half the resolution (:func:`thin_line_score` at
     ``THIN_PX // 2``, a quarter of the pixels) and the ``THIN_MAX_LATTICES`` best by lattice score + 2 ×
-    mountain separation (lines hidden under strokes, but the mountains on their cells, not contradicted)."""
-    darkest = line_image(image)
+    mountain separation (lines hidden under strokes, but the mountains on their cells, not contradicted);
+    ``darkest`` is the photo's :func:`line_image`."""
     distinct: list[np.ndarray] = []
     rows = []
     for hom, pts, disp, strict in rejected:
