@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 
 import numpy as np
+import pytest
 
 from vision.classify import CELL_CLASSES, CONTEXT_FEATURES, load_model, save_model
 from vision.features import CELL_FEATURE_NAMES
 from vision.synth import BACKGROUND_FAMILIES, STYLE_FAMILIES
-from vision.train import TRAIN_SEED_BASE, TrainConfig, train, training_jobs
+from scoring.sheet import Sheet
+from vision.train import TRAIN_SEED_BASE, TrainConfig, train, training_jobs, truth_sheet
 
 
 def test_training_photos_cover_every_style_outside_the_held_out_families() -> None:
@@ -45,3 +48,12 @@ def test_a_tiny_training_run_gives_a_loadable_model(tmp_path) -> None:
     assert meta["training"]["photos_fitted"] + meta["training"]["validation_photos"] == 8
     assert 0.0 < meta["low_confidence_below"] < 1.0
     assert meta["config"]["seed"] == 7
+
+
+@pytest.mark.parametrize("earned, shown", [(0, 0), (9, 9), (14, 14), (15, 14), (16, 14)])
+def test_a_photo_is_judged_on_the_coins_its_track_can_show(earned: int, shown: int) -> None:
+    sheet = replace(Sheet.blank("B"), coins=earned)
+    for given in (sheet, sheet.to_json()):  # the generator's Sheet, or its public JSON
+        truth = truth_sheet({"sheet": given})
+        assert truth.coins == shown
+        assert truth.cells == sheet.cells and truth.side == "B"

@@ -22,7 +22,7 @@ from __future__ import annotations
 import time
 import warnings
 from collections import Counter
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from multiprocessing import get_context
 
 import numpy as np
@@ -33,7 +33,7 @@ from vision.classify import (CELL_CLASSES, ReaderModel, context_scale, full_prob
 from vision.coins import coin_training_features
 from vision.features import CELL_FEATURE_NAMES, cell_features, paper_ring
 from vision.grid import PX, GridFit, homography_from_intersections, sample_cells
-from vision.layout import GRID
+from vision.layout import GEOMETRY, GRID
 from vision.load import PhotoError, load_photo
 from vision.reader import locate
 
@@ -64,9 +64,13 @@ class TrainConfig:
 
 
 def truth_sheet(truth: dict) -> Sheet:
-    """The true sheet from a synthetic photo's truth (a Sheet or its public JSON)."""
+    """The sheet a synthetic photo shows, from its truth (a Sheet or its public JSON): the
+    generator's sheet with its coins capped at the printed track's 14. A simulated game can earn
+    more (game-reference.md, "Coin track": counts above 14 are not capped by the engine), but a
+    photo shows only what the track holds, so the reader is judged against that."""
     sheet = truth["sheet"]
-    return sheet if isinstance(sheet, Sheet) else Sheet.from_json(sheet)
+    sheet = sheet if isinstance(sheet, Sheet) else Sheet.from_json(sheet)
+    return replace(sheet, coins=min(sheet.coins, GEOMETRY.coin_count))
 
 
 def allowed_styles(cfg: TrainConfig) -> list[str]:
