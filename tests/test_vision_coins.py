@@ -207,3 +207,13 @@ def test_training_features_are_the_reader_s_plus_a_relit_copy(marked_sheet):
     np.testing.assert_array_equal(plain, coins.coin_track_features(image, fit, None))
     assert relit.shape == plain.shape and np.isfinite(relit).all()
     assert not np.allclose(relit, plain)
+
+
+def test_a_read_of_no_coins_on_a_well_played_sheet_is_doubted():
+    empty = coins.count_from_probabilities(np.array([0.005] * 14))
+    assert empty.count == 0 and empty.confidence > 0.9  # a full track whose marks the model cannot see reads like this
+    late = coins.doubt_empty_track(empty, coins.FULL_TRACK_MIN_DRAWN)
+    assert late.count == 0 and late.confidence < 0.8  # late in a game: the warning asks the player to look
+    assert coins.doubt_empty_track(empty, coins.FULL_TRACK_MIN_DRAWN - 1) == empty  # early in a game: 0 is likely
+    some = coins.count_from_probabilities(np.array([0.99] * 3 + [0.01] * 11))
+    assert coins.doubt_empty_track(some, 100) == some  # a track with marks read has an unmarked end to compare with

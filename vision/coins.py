@@ -18,7 +18,7 @@ at all (``coin_reliability``: a washed-out coin does not vote in the count).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -65,6 +65,29 @@ def count_from_probabilities(p_filled: np.ndarray, reliability: np.ndarray | Non
     post /= post.sum()
     k = int(np.argmax(post))
     return CoinReading(k, float(post[k]), tuple(float(v) for v in p))
+
+
+#: A track marked all along gives the same evidence as an empty one: every coin is judged against the
+#: track's own last and most print-like coins, and a full track has no unmarked coin left to compare with,
+#: so a marking the model cannot see without that comparison reads as 0, sure (dev photos, seeds
+#: 50700000–299 / 50800000–319: 4 of the 69 reads of 0 were full tracks, at confidence 0.70–0.91; fresh
+#: photos, seeds 50914000–169: 2 of 24, at 0.93 and 0.98). The strip does not tell them apart whatever
+#: the style: a full-vs-empty test on absolute darkness, colour and line measures against the print,
+#: fitted on 200 rendered full tracks, left 3 of those 6 under the true zeros' 90th percentile, and 200
+#: more full tracks in the coin model's training (stand-in fits) read dev's 13–14-coin tracks right 14 ->
+#: 21 of 25 but 11 empty ones as 1–14 (all 573 -> 571 of 608). The sheet does: 14 coins take most of a
+#: game, and the dev / fresh photos with 13–14 marked coins show 58–92 / 47–90 drawn cells as read,
+#: while 55 of the 65 other dev reads of 0 are on sheets with fewer than 40 (31 blank).
+FULL_TRACK_MIN_DRAWN = 40  # drawn cells (read, not empty) from which a read of 0 may be a full track
+FULL_TRACK_DOUBT = 0.25  # the posterior share it keeps then (such reads of 0: dev 4 of 14, fresh 2 of 9 were full)
+
+
+def doubt_empty_track(reading: CoinReading, drawn_cells: int) -> CoinReading:
+    """``reading`` with its confidence lowered when it says 0 coins on a sheet with at least
+    ``FULL_TRACK_MIN_DRAWN`` drawn cells: a full track may look like an empty one (the count stays)."""
+    if reading.count != 0 or drawn_cells < FULL_TRACK_MIN_DRAWN:
+        return reading
+    return replace(reading, confidence=reading.confidence * (1.0 - FULL_TRACK_DOUBT))
 
 
 # ---- the track sampled at a high resolution, following the sheet's curl ----------------------
