@@ -29,11 +29,14 @@ def test_training_photos_cover_every_style_outside_the_held_out_families() -> No
 
 
 def test_a_tiny_training_run_gives_a_loadable_model(tmp_path) -> None:
-    cfg = TrainConfig(seed=7, photos=8, workers=1, epochs=3, max_iter=10, max_megapixels=1.0, networks=3)
+    cfg = TrainConfig(seed=7, photos=8, workers=2, epochs=3, max_iter=10, max_megapixels=1.0, networks=3)
     model = train(cfg, log=lambda *_: None)
     save_model(model, tmp_path / "m.skops", tmp_path / "m.json")
     loaded = load_model(tmp_path / "m.skops", tmp_path / "m.json")
     assert len(loaded.shape) == 3
+    for net in loaded.shape:  # the layers asked for, kept in half precision to keep the file small
+        assert [w.shape[1] for w in net[-1].coefs_[:-1]] == list(cfg.hidden_layers)
+        assert all(w.dtype == np.float16 for w in net[-1].coefs_ + net[-1].intercepts_)
     sheet = np.random.default_rng(0).normal(size=(20, len(CELL_FEATURE_NAMES))).astype(np.float32)
     proba = loaded.cell_probabilities(sheet)
     assert proba.shape == (20, len(CELL_CLASSES))
