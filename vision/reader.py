@@ -20,7 +20,8 @@ from scoring.sheet import Sheet
 from scoring.sides import SIDES
 from scoring.terrain import Terrain
 from vision.classify import CELL_CLASSES, ReaderModel, default_model
-from vision.coins import CoinReading, coin_reliability, coin_track_features, count_from_probabilities, track_match
+from vision.coins import (CoinReading, coin_reliability, coin_track_features, count_from_probabilities, doubt_empty_track,
+                          track_match)
 from vision.features import cell_features, paper_ring
 from vision.grid import DOUBT_U, PX, GridFit, fit_grid, line_image, sample_cells, shifted_fit
 from vision.layout import GRID
@@ -158,7 +159,8 @@ def read_image(loaded: LoadedPhoto, side: str | None = None, model: ReaderModel 
         grid_terrain[r][c] = CELL_CLASSES[k]
         confidence[r][c] = float(p[k])
         probabilities[r][c] = {cls.value: round(float(v), 4) for cls, v in zip(CELL_CLASSES, p)}
-    coins = _read_coins(image, upright, paper, model)
+    drawn = sum(grid_terrain[r][c] != Terrain.EMPTY for r, c in drawable)
+    coins = doubt_empty_track(_read_coins(image, upright, paper, model), drawn)  # a full track can look empty
     threshold, unfamiliar = model.sheet_threshold(probs.max(axis=1))
     misplaced = [(r, c) for (r, c) in drawable if cell_doubt(upright, r, c) > DOUBT_U]
     low = sorted({(r, c) for (r, c) in drawable if confidence[r][c] < threshold} | set(misplaced))
