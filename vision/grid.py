@@ -892,7 +892,8 @@ def _thin_line_rescue(image: np.ndarray, rejected: list) -> tuple[np.ndarray, np
     the candidates' snaps up to half a cell off; this runs only when every search found nothing.
     The most promising distinct rejected candidates (:func:`_most_promising`; the others cost a
     no-grid photo seconds) are judged, each also refined again on thin lines only (snaps on a
-    ``THIN_KERNEL_U`` black-hat at ``THIN_PX``, :func:`_refine_coarse_to_fine`). The same checks
+    ``THIN_KERNEL_U`` black-hat at ``THIN_PX``, :func:`_refine_coarse_to_fine`) and re-fitted as a whole
+    to the thin lines measured in strips (:func:`_thin_line_fit`, which strokes pull off less). The same checks
     apply with the thin-line score in place of the line score (:func:`_accepted`: mountains never
     darker elsewhere, i.e. no lattice off by a cell; a weak lattice, under ``MIN_LINE_CONTRAST``,
     needs them to confirm it), but no faint one (under ``WEAK_LINE_CONTRAST``) is rescued, and the
