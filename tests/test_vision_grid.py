@@ -455,3 +455,29 @@ def test_fallback_search_refines_at_most_its_best_few_outlines(monkeypatch) -> N
     cell = np.linalg.norm(truth[0, 1] - truth[0, 0])
     errs = [np.linalg.norm(np.rot90(pts.reshape(12, 12, 2), k, axes=(0, 1)) - truth, axis=2).max() for k in range(4)]
     assert min(errs) / cell < 0.2
+
+
+# ---- rescue: the candidate re-fitted to the thin lines (session 6) ---------------------------
+def _crossings(hom: np.ndarray) -> np.ndarray:
+    """The 12 × 12 crossings a u → photo homography puts on the photo."""
+    return cv2.perspectiveTransform(grid.ideal_intersections().reshape(1, -1, 2), hom)[0].reshape(12, 12, 2)
+
+
+def test_thin_line_fit_brings_a_skewed_candidate_onto_the_printed_lines() -> None:
+    """A candidate shifted, scaled, sheared and tilted (every crossing 0.3–0.7 u off) under thick
+    marker strokes: the lines measured in strips put every crossing within a tenth of a cell."""
+    photo, truth, hom = marker_sheet(seed=7)
+    skew = np.array([[1.015, 0.01, 0.25], [-0.005, 0.985, -0.2], [0.0005, -0.0005, 1.0]])
+    cell = np.linalg.norm(truth[0, 1] - truth[0, 0])
+    assert np.linalg.norm(_crossings(hom @ skew) - truth, axis=2).min() / cell > 0.3
+    fitted = grid._thin_line_fit(grid.line_image(photo), hom @ skew)
+    assert fitted is not None
+    assert np.linalg.norm(_crossings(fitted) - truth, axis=2).max() / cell < 0.1
+
+
+def test_thin_line_fit_gives_up_where_no_lattice_of_lines_is() -> None:
+    """A candidate over the bare table (no lines) keeps too few of its strip measurements."""
+    photo, truth, hom = marker_sheet(seed=7)
+    table = np.full_like(photo, 90)
+    table = cv2.add(table, np.random.default_rng(3).integers(0, 40, photo.shape, dtype=np.uint8))
+    assert grid._thin_line_fit(grid.line_image(table), hom) is None

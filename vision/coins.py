@@ -79,7 +79,7 @@ def count_from_probabilities(p_filled: np.ndarray, reliability: np.ndarray | Non
 #: game, and the dev / fresh photos with 13–14 marked coins show 58–92 / 47–90 drawn cells as read,
 #: while 55 of the 65 other dev reads of 0 are on sheets with fewer than 40 (31 blank).
 FULL_TRACK_MIN_DRAWN = 40  # drawn cells (read, not empty) from which a read of 0 may be a full track
-FULL_TRACK_DOUBT = 0.25  # the posterior share it keeps then (such reads of 0: dev 4 of 14, fresh 2 of 9 were full)
+FULL_TRACK_DOUBT = 0.25  # the share of its confidence it loses then (such reads of 0: dev 4 of 14, fresh 2 of 9 were full)
 
 
 def doubt_empty_track(reading: CoinReading, drawn_cells: int) -> CoinReading:

@@ -892,7 +892,8 @@ def _thin_line_rescue(image: np.ndarray, rejected: list) -> tuple[np.ndarray, np
     the candidates' snaps up to half a cell off; this runs only when every search found nothing.
     The most promising distinct rejected candidates (:func:`_most_promising`; the others cost a
     no-grid photo seconds) are judged, each also refined again on thin lines only (snaps on a
-    ``THIN_KERNEL_U`` black-hat at ``THIN_PX``, :func:`_refine_coarse_to_fine`). The same checks
+    ``THIN_KERNEL_U`` black-hat at ``THIN_PX``, :func:`_refine_coarse_to_fine`) and re-fitted as a whole
+    to the thin lines measured in strips (:func:`_thin_line_fit`, which strokes pull off less). The same checks
     apply with the thin-line score in place of the line score (:func:`_accepted`: mountains never
     darker elsewhere, i.e. no lattice off by a cell; a weak lattice, under ``MIN_LINE_CONTRAST``,
     needs them to confirm it), but no faint one (under ``WEAK_LINE_CONTRAST``) is rescued, and the
@@ -906,6 +907,10 @@ def _thin_line_rescue(image: np.ndarray, rejected: list) -> tuple[np.ndarray, np
     darkest = line_image(image)
     for hom, pts, disp, strict in _most_promising(image, darkest, rejected):
         pre.append((thin_line_score(darkest, pts), hom, pts, disp, strict))
+        fitted = _thin_line_fit(darkest, hom)
+        if fitted is not None:
+            pts_fit = cv2.perspectiveTransform(ideal_intersections().reshape(1, -1, 2), fitted)[0].reshape(LINES, LINES, 2)
+            pre.append((thin_line_score(darkest, pts_fit), fitted, pts_fit, np.zeros_like(disp), strict))
         hom, pts, disp = _refine_coarse_to_fine(darkest, hom, THIN_PX, THIN_KERNEL_U)
         pre.append((thin_line_score(darkest, pts), hom, pts, disp, strict))
     pre.sort(key=lambda t: -t[0])
@@ -920,6 +925,88 @@ def _thin_line_rescue(image: np.ndarray, rejected: list) -> tuple[np.ndarray, np
         passing.append(_Candidate(hom, disp, score, max(separation, 0.0), _area_corners(pts)))
     best = _choose(passing)
     return None if best is None else (best.homography, best.disp, best.score)
+
+
+LINE_FIT_SEARCH_U = (0.45, 0.3, 0.2, 0.15)  # each pass looks for every line this far from where the last put it
+LINE_FIT_STRIPS = 4  # each line is measured in this many strips along it (a homography bends no line)
+LINE_FIT_OUTLIER_U = 0.12  # a strip's line further than this from the fitted lattice is left out of the next fit
+LINE_FIT_MARGIN_U = 0.6  # rectified around the cell area, so a line near it is searched on both sides
+#: share of the strip measurements a pass must keep on its fitted lattice: a candidate on the sheet's lines
+#: kept 0.72–0.91 after the first pass on dev photos, most of the wrong ones 0.3–0.65 (they stop there: time)
+LINE_FIT_MIN_KEPT = 0.65
+
+
+def _thin_line_fit(darkest: np.ndarray, homography: np.ndarray) -> np.ndarray | None:
+    """A candidate's u → photo homography re-fitted to the thin printed lines (the rescue).
+
+    Local snaps average a crossing's arms, half a cell, and thick marker strokes pull them off
+    (:func:`_thin_line_rescue`); here each inner line is measured as the peak of a thin-line
+    profile (a ``THIN_KERNEL_U`` black-hat at ``THIN_PX``) median over a quarter of its length
+    (``LINE_FIT_STRIPS``), where strokes in the cells' middles cancel. Every measurement says
+    "this point lies on line i", a linear constraint on the homography (:func:`_lines_homography`);
+    the passes narrow the search (``LINE_FIT_SEARCH_U``). ``None`` when a pass keeps under
+    ``LINE_FIT_MIN_KEPT`` of its measurements (no lattice of lines there).
+    """
+    m = LINE_FIT_MARGIN_U
+    for search_u in LINE_FIT_SEARCH_U:
+        canon = warp_canonical(darkest, homography, THIN_PX, -m, -m, GRID + m, GRID + m)
+        lines = black_hat(canon, int(THIN_KERNEL_U * THIN_PX)).astype(np.float32)
+        correction, kept = _lines_homography(_line_measures(lines, search_u))
+        if correction is None or kept < LINE_FIT_MIN_KEPT:
+            return None
+        homography = homography @ np.linalg.inv(correction)
+    return homography
+
+
+def _line_measures(lines: np.ndarray, search_u: float) -> np.ndarray:
+    """(axis, position u across the line, position u along it, line index, prominence) of each inner
+    line's profile peak within ``search_u`` in each strip of a thin-line image rectified at ``THIN_PX``
+    with a ``LINE_FIT_MARGIN_U`` margin (axis 0: the lines of constant x)."""
+    px, m = THIN_PX, LINE_FIT_MARGIN_U
+    edges = np.linspace(m * px, (m + GRID) * px, LINE_FIT_STRIPS + 1).astype(int)
+    near = np.arange(-int(search_u * px), int(search_u * px) + 1)
+    index = np.arange(1, GRID)
+    out = []
+    for axis in (0, 1):
+        for lo, hi in zip(edges[:-1], edges[1:]):
+            # every other pixel along the line: as good a median in half the time
+            median = np.median(lines[lo:hi:2, :], axis=0) if axis == 0 else np.median(lines[:, lo:hi:2], axis=1)
+            profile = cv2.GaussianBlur(median.reshape(1, -1), (0, 0), 0.03 * px).ravel()
+            centres = np.round((m + index) * px - 0.5).astype(int)
+            window = profile[np.clip(centres[:, None] + near[None, :], 0, len(profile) - 1)]
+            peak = _peaks(window)
+            inside = (peak > 0) & (peak < len(near) - 1)  # a maximum on the window's edge is no line
+            across = (centres + near[0] + peak + 0.5) / px - m
+            along = (lo + hi) / 2 / px - m
+            prominence = window.max(axis=1) - np.median(profile)
+            for i in np.nonzero(inside & (prominence > 0))[0]:
+                out.append((axis, across[i], along, index[i], prominence[i]))
+    return np.array(out).reshape(-1, 5)
+
+
+def _lines_homography(measures: np.ndarray) -> tuple[np.ndarray | None, float]:
+    """The homography u → u putting each measured point on its line (weighted least squares on the
+    linear constraints x' = i or y' = j, centred and scaled to ±1; strips further than
+    ``LINE_FIT_OUTLIER_U`` from the fit are dropped twice), and the share of measurements within that
+    of the final fit. ``None`` with fewer than 12 kept."""
+    axis, across, along, index, weight = measures.T if len(measures) else np.zeros((5, 0))
+    c = GRID / 2
+    x = np.where(axis == 0, across, along) / c - 1
+    y = np.where(axis == 0, along, across) / c - 1
+    t = index / c - 1
+    one, zero = np.ones_like(x), np.zeros_like(x)
+    vertical = axis[:, None] == 0
+    a = np.where(vertical, np.stack([x, y, one, zero, zero, zero, -t * x, -t * y], 1),
+                 np.stack([zero, zero, zero, x, y, one, -t * x, -t * y], 1))
+    keep = np.ones(len(t), bool)
+    for _ in range(3):
+        if keep.sum() < 12:
+            return None, 0.0
+        sw = np.sqrt(weight[keep])
+        h = np.linalg.lstsq(a[keep] * sw[:, None], t[keep] * sw, rcond=None)[0]
+        keep = np.abs(a @ h - t) * c < LINE_FIT_OUTLIER_U
+    norm = np.array([[1 / c, 0, -1], [0, 1 / c, -1], [0, 0, 1.0]])
+    return np.linalg.inv(norm) @ np.append(h, 1.0).reshape(3, 3) @ norm, float(keep.mean())
 
 
 def _most_promising(image: np.ndarray, darkest: np.ndarray, rejected: list) -> list[tuple]:
