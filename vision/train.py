@@ -168,7 +168,7 @@ def _shape_network(X: np.ndarray, y: np.ndarray, cfg: TrainConfig, seed: int):
                         random_state=seed)
     with warnings.catch_warnings():  # a fixed number of epochs is the plan, not a failure to converge
         warnings.simplefilter("ignore", ConvergenceWarning)
-        pipe = make_pipeline(StandardScaler(), net).fit(X.astype(np.float32), y)
+        pipe = make_pipeline(StandardScaler(), net).fit(np.asarray(X, dtype=np.float32), y)  # no copy when already so
     net.coefs_ = [w.astype(np.float16) for w in net.coefs_]
     net.intercepts_ = [b.astype(np.float16) for b in net.intercepts_]
     return pipe
