@@ -235,7 +235,7 @@ def test_thin_line_check_sees_the_lattice_under_thick_marker_symbols() -> None:
     half_hom = grid.homography_from_intersections(half)
     found = grid._thin_line_rescue(marked, [(half_hom, half, np.zeros((12, 12, 2)), False)])
     if found is not None:
-        pts = cv2.perspectiveTransform((grid.ideal_intersections() + found[1]).reshape(1, -1, 2), found[0])[0]
+        pts = grid.lattice_points(found[0], found[1]).reshape(-1, 2)
         assert np.linalg.norm(pts.reshape(12, 12, 2) - truth, axis=2).max() < 0.1 * cell
 
 
@@ -269,7 +269,7 @@ def test_rescue_refines_on_thin_lines_a_candidate_pulled_off_by_strokes() -> Non
     assert grid.thin_line_score(photo, off_pts) < grid.WEAK_LINE_CONTRAST
     found = grid._thin_line_rescue(photo, [(off_hom, off_pts, np.zeros((12, 12, 2)), False)])
     assert found is not None
-    pts = cv2.perspectiveTransform((grid.ideal_intersections() + found[1]).reshape(1, -1, 2), found[0])[0]
+    pts = grid.lattice_points(found[0], found[1]).reshape(-1, 2)
     cell = np.linalg.norm(truth[0, 1] - truth[0, 0])
     assert np.linalg.norm(pts.reshape(12, 12, 2) - truth, axis=2).max() / cell < 0.1
 
@@ -436,7 +436,7 @@ def test_rescue_refines_only_the_most_promising_failed_candidates(monkeypatch) -
     found = grid._thin_line_rescue(photo, rejected)
     assert 0 < len(refined) <= 2 * grid.THIN_MAX_LATTICES < len(rejected)
     assert found is not None
-    pts = cv2.perspectiveTransform((grid.ideal_intersections() + found[1]).reshape(1, -1, 2), found[0])[0]
+    pts = grid.lattice_points(found[0], found[1]).reshape(-1, 2)
     cell = np.linalg.norm(truth[0, 1] - truth[0, 0])
     assert np.linalg.norm(pts.reshape(12, 12, 2) - truth, axis=2).max() / cell < 0.1
 
@@ -451,28 +451,23 @@ def test_fallback_search_refines_at_most_its_best_few_outlines(monkeypatch) -> N
     found = grid.find_grid(photo, fallback=True)
     assert 0 < len(checked) <= grid.FALLBACK_REFINED
     assert found is not None
-    pts = cv2.perspectiveTransform((grid.ideal_intersections() + found[1]).reshape(1, -1, 2), found[0])[0]
+    pts = grid.lattice_points(found[0], found[1]).reshape(-1, 2)
     cell = np.linalg.norm(truth[0, 1] - truth[0, 0])
     errs = [np.linalg.norm(np.rot90(pts.reshape(12, 12, 2), k, axes=(0, 1)) - truth, axis=2).max() for k in range(4)]
     assert min(errs) / cell < 0.2
 
 
 # ---- rescue: the candidate re-fitted to the thin lines (session 6) ---------------------------
-def _crossings(hom: np.ndarray) -> np.ndarray:
-    """The 12 × 12 crossings a u → photo homography puts on the photo."""
-    return cv2.perspectiveTransform(grid.ideal_intersections().reshape(1, -1, 2), hom)[0].reshape(12, 12, 2)
-
-
 def test_thin_line_fit_brings_a_skewed_candidate_onto_the_printed_lines() -> None:
     """A candidate shifted, scaled, sheared and tilted (every crossing 0.3–0.7 u off) under thick
     marker strokes: the lines measured in strips put every crossing within a tenth of a cell."""
     photo, truth, hom = marker_sheet(seed=7)
     skew = np.array([[1.015, 0.01, 0.25], [-0.005, 0.985, -0.2], [0.0005, -0.0005, 1.0]])
     cell = np.linalg.norm(truth[0, 1] - truth[0, 0])
-    assert np.linalg.norm(_crossings(hom @ skew) - truth, axis=2).min() / cell > 0.3
+    assert np.linalg.norm(grid.lattice_points(hom @ skew) - truth, axis=2).min() / cell > 0.3
     fitted = grid._thin_line_fit(grid.line_image(photo), hom @ skew)
     assert fitted is not None
-    assert np.linalg.norm(_crossings(fitted) - truth, axis=2).max() / cell < 0.1
+    assert np.linalg.norm(grid.lattice_points(fitted) - truth, axis=2).max() / cell < 0.1
 
 
 def test_thin_line_fit_gives_up_where_no_lattice_of_lines_is() -> None:

@@ -107,6 +107,17 @@ def ideal_intersections() -> np.ndarray:
     return np.stack([j, i], axis=2)
 
 
+def lattice_points(homography: np.ndarray, disp: np.ndarray | float = 0.0) -> np.ndarray:
+    """(12, 12, 2) photo px of the crossings a u → photo ``homography`` puts the lattice at, each
+    displaced first by ``disp`` (u).
+
+    >>> lattice_points(np.diag([10.0, 10.0, 1.0]))[1, 2].tolist()
+    [20.0, 10.0]
+    """
+    pts_u = ideal_intersections() + disp
+    return cv2.perspectiveTransform(pts_u.reshape(1, -1, 2), homography)[0].reshape(LINES, LINES, 2)
+
+
 def homography_from_intersections(pts: np.ndarray) -> np.ndarray:
     """Least-squares homography canonical u → photo px through all 144 crossings."""
     h, _ = cv2.findHomography(ideal_intersections().reshape(-1, 2), pts.reshape(-1, 2).astype(np.float64), 0)
@@ -707,9 +718,7 @@ def _refine_detail(image: np.ndarray, homography: np.ndarray, px: int, prior: np
     :func:`_snap_crossings`)."""
     snapped, strength = _snap_crossings(image, homography, px, prior, search_u, ring, kernel_u)
     disp = _smoothed(snapped, strength, ring)
-    pts_u = ideal_intersections() + disp
-    pts = cv2.perspectiveTransform(pts_u.reshape(1, -1, 2), homography)[0].reshape(LINES, LINES, 2)
-    return pts, disp, snapped, strength
+    return lattice_points(homography, disp), disp, snapped, strength
 
 
 def _snap_crossings(image: np.ndarray, homography: np.ndarray, px: int, prior: np.ndarray | None,
@@ -909,7 +918,7 @@ def _thin_line_rescue(image: np.ndarray, rejected: list) -> tuple[np.ndarray, np
         pre.append((thin_line_score(darkest, pts), hom, pts, disp, strict))
         fitted = _thin_line_fit(darkest, hom)
         if fitted is not None:
-            pts_fit = cv2.perspectiveTransform(ideal_intersections().reshape(1, -1, 2), fitted)[0].reshape(LINES, LINES, 2)
+            pts_fit = lattice_points(fitted)
             pre.append((thin_line_score(darkest, pts_fit), fitted, pts_fit, np.zeros_like(disp), strict))
         hom, pts, disp = _refine_coarse_to_fine(darkest, hom, THIN_PX, THIN_KERNEL_U)
         pre.append((thin_line_score(darkest, pts), hom, pts, disp, strict))

@@ -159,15 +159,15 @@ def read_image(loaded: LoadedPhoto, side: str | None = None, model: ReaderModel 
         grid_terrain[r][c] = CELL_CLASSES[k]
         confidence[r][c] = float(p[k])
         probabilities[r][c] = {cls.value: round(float(v), 4) for cls, v in zip(CELL_CLASSES, p)}
-    drawn = sum(grid_terrain[r][c] != Terrain.EMPTY for r, c in drawable)
-    coins = doubt_empty_track(_read_coins(image, upright, paper, model), drawn)  # a full track can look empty
+    sheet = Sheet(orientation.side, tuple(tuple(row) for row in grid_terrain))  # its coins are read next
+    coins = doubt_empty_track(_read_coins(image, upright, paper, model), len(sheet.drawn_cells()))  # a full track can look empty
     threshold, unfamiliar = model.sheet_threshold(probs.max(axis=1))
     misplaced = [(r, c) for (r, c) in drawable if cell_doubt(upright, r, c) > DOUBT_U]
     low = sorted({(r, c) for (r, c) in drawable if confidence[r][c] < threshold} | set(misplaced))
     if orientation.in_doubt:
         low = list(drawable)  # the grid may be misplaced or upside down: nothing is sure
     warnings = _warnings(loaded, upright, cells, orientation, low, coins, threshold, unfamiliar, len(misplaced))
-    sheet = Sheet(orientation.side, tuple(tuple(row) for row in grid_terrain), coins.count)
+    sheet = replace(sheet, coins=coins.count)
     s = loaded.scale
     pts = upright.intersections * s
     return Reading(
