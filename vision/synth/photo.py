@@ -8,7 +8,8 @@ shift, defocus or motion blur, sensor noise and JPEG compression. Everything ran
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import copy
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import cv2
@@ -32,6 +33,7 @@ class SynthPhoto:
     jpeg: bytes
     truth: dict
     drawn: DrawnSheet | None = field(default=None, repr=False)  # the flat sheet it shows
+    twin: bytes | None = field(default=None, repr=False)  # the same photo without the ink (``no_ink_twin``)
 
     @property
     def image(self) -> np.ndarray:
@@ -321,8 +323,13 @@ def pick(rng: np.random.Generator, name: str | None, family: str | None, familie
 def make_photo(seed: int, *, sheet: Sheet | None = None, style: str | None = None,
                condition: dict | None = None, megapixels: float | None = None,
                style_family: str | None = None, background: str | None = None,
-               background_family: str | None = None, side: str | None = None) -> SynthPhoto:
-    """One synthetic phone photo of a filled-in sheet and its truth; the same seed gives the same photo."""
+               background_family: str | None = None, side: str | None = None,
+               no_ink_twin: bool = False) -> SynthPhoto:
+    """One synthetic phone photo of a filled-in sheet and its truth; the same seed gives the same photo.
+
+    ``no_ink_twin`` also makes ``twin``: the photo the player's sheet would give with nothing drawn on
+    it (same paper, camera, light, noise draw, exposure and JPEG), so photo − twin is the ink's signal.
+    """
     # one independent stream per decision, so pinning one choice leaves the others as they were
     maps_rng, style_rng, bg_rng, cond_rng, ink_rng, rng = (
         np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(6))
@@ -341,10 +348,18 @@ def make_photo(seed: int, *, sheet: Sheet | None = None, style: str | None = Non
     camera = camera_for(cond)
     px_per_u = float(np.clip(camera.local_scale() * 1.05, MIN_PX_PER_U, MAX_PX_PER_U))
     drawn = draw_sheet(sheet, style, ink_rng, px_per_u=px_per_u, variant=cond["paper"])
+    twin_rng = copy.deepcopy(rng) if no_ink_twin else None  # the twin's scene repeats the same draws
     img, tips = scene(drawn, camera, background, cond, rng)
-    jpeg = capture(img, camera, cond, rng)
+    scenes = [img] if twin_rng is None else [img, scene(without_ink(drawn), camera, background, cond, twin_rng)[0]]
+    jpegs = capture(scenes, camera, cond, rng)
     truth = photo_truth(drawn, camera, cond, style, background, source, seed, px_per_u, tips)
-    return SynthPhoto(jpeg, truth, drawn)
+    return SynthPhoto(jpegs[0], truth, drawn, jpegs[1] if no_ink_twin else None)
+
+
+def without_ink(drawn: DrawnSheet) -> DrawnSheet:
+    """The sheet as printed, before the player drew on it; a zero graphite layer keeps the sheen's draws."""
+    graphite = None if drawn.graphite is None else np.zeros_like(drawn.graphite)
+    return replace(drawn, image=drawn.rendered.image, graphite=graphite)
 
 
 def scene(drawn: DrawnSheet, camera: Camera, background: str, cond: dict[str, Any],
@@ -381,33 +396,48 @@ def scene(drawn: DrawnSheet, camera: Camera, background: str, cond: dict[str, An
     return img, tips
 
 
-def capture(img: np.ndarray, camera: Camera, cond: dict[str, Any], rng: np.random.Generator) -> bytes:
-    """What the phone makes of the scene: white balance, exposure, glare, blur, sharpening, noise, JPEG."""
+def capture(scenes: list[np.ndarray], camera: Camera, cond: dict[str, Any], rng: np.random.Generator) -> list[bytes]:
+    """What the phone makes of the scene: white balance, exposure, glare, blur, sharpening, noise, JPEG.
+
+    The phone meters on ``scenes[0]``; any further scene (a no-ink twin) gets the same exposure, tone
+    gain, glare, noise draw and noise level, so the JPEGs differ only where the scenes do.
+    """
     w, h = camera.width, camera.height
     gains = np.array(cond["white_balance"], np.float32)
-    img *= (gains * auto_exposure(img, cond["exposure"], gains))[None, None, :]
+    exposure = (gains * auto_exposure(scenes[0], cond["exposure"], gains))[None, None, :]
+    for img in scenes:
+        img *= exposure
     if cond["local_tone"] > 0:
-        img *= local_tone_gain(img, cond["local_tone"])[:, :, None]
+        tone = local_tone_gain(scenes[0], cond["local_tone"])[:, :, None]
+        for img in scenes:
+            img *= tone
     if cond["glare"] > 0:
         gx, gy = camera.sheet_to_photo(rng.uniform(1, 10), rng.uniform(1, 10))
         glare = np.zeros((h // 8 + 1, w // 8 + 1), np.float32)
         cv2.ellipse(glare, (int(gx / 8), int(gy / 8)), (int(w / 40) + 1, int(h / 60) + 1), float(rng.uniform(0, 180)), 0, 360, 1.0, -1)
         glare = cv2.resize(cv2.GaussianBlur(glare, (0, 0), w / 200 + 1), (w, h))
-        img += (255 * cond["glare"] * glare)[:, :, None]
+        for img in scenes:
+            img += (255 * cond["glare"] * glare)[:, :, None]
     scale = max(w, h) / 4000  # blur and noise sizes are given for a 12 MP photo
     if cond["defocus_px"] > 0.3:
-        img = cv2.GaussianBlur(img, (0, 0), cond["defocus_px"] * scale + 0.01)
+        scenes = [cv2.GaussianBlur(img, (0, 0), cond["defocus_px"] * scale + 0.01) for img in scenes]
     if cond["motion_px"] >= 1:
-        img = cv2.filter2D(img, -1, motion_kernel(max(1.0, cond["motion_px"] * scale), np.radians(cond["motion_angle_deg"])))
+        kernel = motion_kernel(max(1.0, cond["motion_px"] * scale), np.radians(cond["motion_angle_deg"]))
+        scenes = [cv2.filter2D(img, -1, kernel) for img in scenes]
     if cond["sharpen"] > 0:  # the phone's own sharpening (unsharp mask): halos along edges
-        soft = cv2.GaussianBlur(img, (0, 0), 1.2 * scale + 0.3)
-        img = cv2.addWeighted(img, 1 + cond["sharpen"], soft, -cond["sharpen"], 0)
-        del soft
+        scenes = [cv2.addWeighted(img, 1 + cond["sharpen"], cv2.GaussianBlur(img, (0, 0), 1.2 * scale + 0.3), -cond["sharpen"], 0)
+                  for img in scenes]
     # sensor noise: stronger in bright parts (shot noise), brightness taken from a small copy
-    bright = cv2.resize(cv2.resize(img, (max(2, w // 16), max(2, h // 16)), interpolation=cv2.INTER_AREA).mean(axis=2), (w, h))
+    bright = cv2.resize(cv2.resize(scenes[0], (max(2, w // 16), max(2, h // 16)), interpolation=cv2.INTER_AREA).mean(axis=2), (w, h))
     noise = rng.standard_normal((h, w), dtype=np.float32)
     noise *= np.sqrt(np.clip(bright, 1, 255) / 128) * cond["noise"]
-    img += noise[:, :, None]
+    for img in scenes:
+        img += noise[:, :, None]
+    return [develop(img, cond) for img in scenes]
+
+
+def develop(img: np.ndarray, cond: dict[str, Any]) -> bytes:
+    """The JPEG of a finished picture (float BGR): rounded, saturated, compressed (maybe twice)."""
     jpeg = encode_jpeg(cv2.convertScaleAbs(img), int(cond["jpeg_quality"]))  # rounds, saturates to 0…255
     if cond["resent_quality"]:  # a messenger app decodes and compresses it again, harder
         jpeg = encode_jpeg(cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR), int(cond["resent_quality"]))
