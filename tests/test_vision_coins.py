@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 
+import cv2
 import numpy as np
 import pytest
 
 from scoring.sheet import Sheet
+from scoring.sides import SIDES
 from vision import coins
 from vision.grid import GridFit, homography_from_intersections
 from vision.layout import GEOMETRY
@@ -123,7 +125,9 @@ def test_coin_features_extend_the_appearance_features(marked_sheet):
     image, pts = marked_sheet
     _, f2 = all_features(image, pts)
     assert f2.shape == (GEOMETRY.coin_count, len(coins.COIN_FEATURE_NAMES))
-    assert np.isfinite(f2).all()
+    n_mountain = len(coins.MOUNTAIN_FEATURE_NAMES)
+    assert np.isfinite(f2[:, :-n_mountain]).all()
+    assert np.isnan(f2[:, -n_mountain:]).all()  # a strip alone has no mountain coins: missing, not made up
     # the first columns are the appearance features, unchanged
     np.testing.assert_array_equal(f2[:, :len(coins.APPEARANCE_FEATURE_NAMES)], features(image, pts))
 
@@ -202,11 +206,49 @@ def test_relit_strip_changes_the_light_not_the_track(marked_sheet):
 
 def test_training_features_are_the_reader_s_plus_a_relit_copy(marked_sheet):
     image, pts = marked_sheet
-    fit = GridFit(pts, homography_from_intersections(pts), 0.0, 0.0)
-    plain, relit = coins.coin_training_features(image, fit, None, np.random.default_rng(1))
-    np.testing.assert_array_equal(plain, coins.coin_track_features(image, fit, None))
+    fit, paper = fit_and_paper(image, pts, "A")
+    plain, relit = coins.coin_training_features(image, fit, paper, "A", np.random.default_rng(1))
+    np.testing.assert_array_equal(plain, coins.coin_track_features(image, fit, paper, "A"))
     assert relit.shape == plain.shape and np.isfinite(relit).all()
     assert not np.allclose(relit, plain)
+
+
+def fit_and_paper(image: np.ndarray, pts: np.ndarray, side: str):
+    """The true upright grid of a render and the paper model the reader fits on it."""
+    from vision.features import cell_features, paper_ring
+    from vision.grid import PX, sample_cells
+
+    fit = GridFit(pts, homography_from_intersections(pts), 0.0, 0.0)
+    return fit, cell_features(sample_cells(image, fit), side, PX, paper_ring(image, pts))[1]
+
+
+def mountain_columns(image: np.ndarray, pts: np.ndarray, side: str) -> dict[str, np.ndarray]:
+    f = coins.coin_track_features(image, *fit_and_paper(image, pts, side), side)
+    return {n: f[:, coins.COIN_FEATURE_NAMES.index(n)] for n in coins.MOUNTAIN_FEATURE_NAMES}
+
+
+def test_a_full_track_is_judged_against_the_printed_mountain_coins():
+    """A full track has no unmarked coin of its own; the mountain cells' printed coins are unmarked on every sheet."""
+    empty = mountain_columns(*flat_sheet("A", 0, 7), "A")
+    full = mountain_columns(*flat_sheet("A", 14, 7), "A")
+    assert np.abs(empty["darkness-mountain_z"]).max() < 3  # blank coins look like the mountain coins
+    assert np.median(full["darkness-mountain_z"]) > empty["darkness-mountain_z"].max() + 1  # marked ones are darker…
+    assert full["darkness-mountain_z-last3"][0] > empty["darkness-mountain_z-last3"][0] + 2  # …the track's end too
+    assert empty["mountain_match"][0] > 0.4 and empty["mountain_radius_px"][0] == pytest.approx(0.1 * PX_PER_U, rel=0.05)
+
+
+def test_mountain_coins_shaded_over_change_the_reference():
+    """The reference is what the mountain coins look like in the photo: shade them and a blank track looks light."""
+    image, pts = flat_sheet("B", 0, 5)
+    over = np.zeros(image.shape[:2], np.uint8)
+    for r, c in SIDES["B"].mountains:  # graphite over each printed mountain coin: darker, its print still showing
+        cx, cy = pts[r, c] + (pts[r, c + 1] - pts[r, c]) * 0.8 + (pts[r + 1, c] - pts[r, c]) * 0.2  # flat render
+        cv2.circle(over, (int(round(cx)), int(round(cy))), int(0.12 * PX_PER_U), 1, -1)
+    shaded = np.where(over[..., None] > 0, image * 0.75, image).astype(np.uint8)
+    plain, dark = mountain_columns(image, pts, "B"), mountain_columns(shaded, pts, "B")
+    assert np.abs(plain["darkness-mountain_z"]).max() < 3
+    assert dark["darkness-mountain_z"].max() < -5  # every blank coin is now far lighter than the reference
+    assert dark["darkness-mountain"].max() < plain["darkness-mountain"].min() - 0.1
 
 
 def test_a_read_of_no_coins_on_a_well_played_sheet_is_doubted():
@@ -217,3 +259,15 @@ def test_a_read_of_no_coins_on_a_well_played_sheet_is_doubted():
     assert coins.doubt_empty_track(empty, coins.FULL_TRACK_MIN_DRAWN - 1) == empty  # early in a game: 0 is likely
     some = coins.count_from_probabilities(np.array([0.99] * 3 + [0.01] * 11))
     assert coins.doubt_empty_track(some, 100) == some  # a track with marks read has an unmarked end to compare with
+
+
+def test_mountain_reference_of_a_low_resolution_photo_is_finite_and_says_so():
+    """At 16 px per cell the mountain coin is 1.6 px across in radius: still measured, its size reported."""
+    sheet = dataclasses.replace(Sheet.blank("A"), coins=4)
+    drawn = draw_sheet(sheet, "graphite-symbols", np.random.default_rng(2), px_per_u=16, extras=False)
+    j, i = np.meshgrid(np.arange(12.0), np.arange(12.0))
+    x, y = drawn.rendered.to_px(j.ravel(), i.ravel())
+    pts = np.stack([x, y], axis=-1).reshape(12, 12, 2).astype(np.float64)
+    cols = mountain_columns(drawn.image, pts, "A")
+    assert all(np.isfinite(v).all() for v in cols.values())
+    assert cols["mountain_radius_px"][0] == pytest.approx(1.6, rel=0.05)

@@ -160,7 +160,8 @@ def read_image(loaded: LoadedPhoto, side: str | None = None, model: ReaderModel 
         confidence[r][c] = float(p[k])
         probabilities[r][c] = {cls.value: round(float(v), 4) for cls, v in zip(CELL_CLASSES, p)}
     sheet = Sheet(orientation.side, tuple(tuple(row) for row in grid_terrain))  # its coins are read next
-    coins = doubt_empty_track(_read_coins(image, upright, paper, model), len(sheet.drawn_cells()))  # a full track can look empty
+    coins = _read_coins(image, upright, paper, orientation.side, model)
+    coins = doubt_empty_track(coins, len(sheet.drawn_cells()))  # a full track can look empty
     threshold, unfamiliar = model.sheet_threshold(probs.max(axis=1))
     misplaced = [(r, c) for (r, c) in drawable if cell_doubt(upright, r, c) > DOUBT_U]
     low = sorted({(r, c) for (r, c) in drawable if confidence[r][c] < threshold} | set(misplaced))
@@ -194,10 +195,13 @@ def cell_doubt(upright: GridFit, r: int, c: int) -> float:
     return float(upright.crossing_doubt[r:r + 2, c:c + 2].max())
 
 
-def _read_coins(image: np.ndarray, upright: GridFit, paper, model: ReaderModel) -> CoinReading:
-    """Coin count from the coin classifier's per-coin probabilities."""
-    feats = coin_track_features(image, upright, paper)
-    return count_from_probabilities(model.coin_probabilities(feats), coin_reliability(feats))
+def _read_coins(image: np.ndarray, upright: GridFit, paper, side: str, model: ReaderModel) -> CoinReading:
+    """Coin count from the coin classifier's per-coin probabilities (``side``: whose mountain coins are
+    the reference for an unmarked coin). A model fitted before the mountain-coin columns were added
+    reads the columns it knows (the first ones, unchanged)."""
+    feats = coin_track_features(image, upright, paper, side)
+    known = feats[:, :model.coins.n_features_in_]
+    return count_from_probabilities(model.coin_probabilities(known), coin_reliability(feats))
 
 
 def _warnings(loaded: LoadedPhoto, upright: GridFit, cells: np.ndarray, orientation: Orientation,

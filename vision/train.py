@@ -138,7 +138,8 @@ def photo_samples(args: tuple[int, str, str, float]) -> dict:
             coin_fit, paper = located.upright, copies[1][2]
     except PhotoError as e:
         status = e.code
-    coin_feats, relit = coin_training_features(loaded.image, coin_fit, paper, np.random.default_rng(photo_seed))
+    coin_feats, relit = coin_training_features(loaded.image, coin_fit, paper, sheet.side,
+                                               np.random.default_rng(photo_seed))
     coin_labels = (np.arange(len(coin_feats)) < int(truth.get("coins", sheet.coins))).astype(int)
     return {"seed": photo_seed, "status": status, "copies": [(x, y) for x, y, _ in copies],
             "Xc": coin_feats, "yc": coin_labels, "Xc_relit": relit}
