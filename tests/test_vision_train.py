@@ -12,7 +12,7 @@ from vision.classify import CELL_CLASSES, CONTEXT_FEATURES, load_model, save_mod
 from vision.features import CELL_FEATURE_NAMES
 from vision.synth import BACKGROUND_FAMILIES, STYLE_FAMILIES
 from scoring.sheet import Sheet
-from vision.train import TRAIN_SEED_BASE, TrainConfig, train, training_jobs, truth_sheet
+from vision.train import JITTER_MAX_U, TRAIN_SEED_BASE, TrainConfig, jittered_grid, train, training_jobs, truth_sheet
 
 
 def test_training_photos_cover_every_style_outside_the_held_out_families() -> None:
@@ -49,6 +49,8 @@ def test_a_tiny_training_run_gives_a_loadable_model(tmp_path) -> None:
     meta = loaded.meta
     assert meta["training"]["photos_generated"] == 8
     assert meta["training"]["photos_fitted"] + meta["training"]["validation_photos"] == 8
+    # fitted photos are taken through a jittered grid; only the validation photo meets the finder
+    assert meta["training"]["grid_status"].get("jittered") == meta["training"]["photos_fitted"] == 7
     assert 0.0 < meta["low_confidence_below"] < 1.0
     assert meta["config"]["seed"] == 7
 
@@ -60,3 +62,14 @@ def test_a_photo_is_judged_on_the_coins_its_track_can_show(earned: int, shown: i
         truth = truth_sheet({"sheet": given})
         assert truth.coins == shown
         assert truth.cells == sheet.cells and truth.side == "B"
+
+
+def test_a_jittered_grid_is_off_like_a_found_grid_smoothly_and_within_bounds() -> None:
+    pts = np.stack(np.meshgrid(np.arange(12.0), np.arange(12.0)), axis=-1) * 50 + 100
+    offs = [(jittered_grid(pts, np.random.default_rng(k)).intersections - pts) / 50 for k in range(200)]
+    largest = np.array([np.abs(o).max() for o in offs])
+    assert largest.max() < JITTER_MAX_U + 0.08 and np.median(largest) > 0.03  # bounded, but not zero
+    # smooth: neighbouring crossings move nearly together (a one-cell shear would be a label error)
+    step = np.array([np.abs(np.diff(o, axis=1)).max() for o in offs])
+    assert step.max() < 0.12
+    assert not np.allclose(offs[0], offs[1])

