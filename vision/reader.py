@@ -197,11 +197,9 @@ def cell_doubt(upright: GridFit, r: int, c: int) -> float:
 
 def _read_coins(image: np.ndarray, upright: GridFit, paper, side: str, model: ReaderModel) -> CoinReading:
     """Coin count from the coin classifier's per-coin probabilities (``side``: whose mountain coins are
-    the reference for an unmarked coin). A model fitted before the mountain-coin columns were added
-    reads the columns it knows (the first ones, unchanged)."""
+    the reference for an unmarked coin)."""
     feats = coin_track_features(image, upright, paper, side)
-    known = feats[:, :model.coins.n_features_in_]
-    return count_from_probabilities(model.coin_probabilities(known), coin_reliability(feats))
+    return count_from_probabilities(model.coin_probabilities(feats), coin_reliability(feats))
 
 
 def _warnings(loaded: LoadedPhoto, upright: GridFit, cells: np.ndarray, orientation: Orientation,
