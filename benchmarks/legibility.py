@@ -41,7 +41,7 @@ import numpy as np
 from vision.bench import BENCH_SEED_BASE, condition_tags
 from vision.layout import GEOMETRY, GRID
 from vision.synth import photo as synth_photo
-from vision.synth.photo import camera_for
+from vision.synth.photo import camera_for, noise_sigma
 from vision.train import truth_sheet
 
 LEVELS = (3.0, 5.0, 10.0)  # below 3 (SNR or d′) an observer cannot tell the mark from no mark
@@ -50,14 +50,6 @@ LUMA = np.array([0.114, 0.587, 0.299], np.float32)  # BGR → luminance (BT.601,
 PERCENTILES = (1, 5, 10, 25, 50)
 INSET = 0.15  # cell units: the inner cell leaves out border outlines and most neighbours' overshoot
 BINS = (0.0, 3.0, 5.0, 10.0, 20.0, 40.0, np.inf)  # for the reader's accuracy against each measure
-
-
-def noise_sigma(photo: np.ndarray, noise: float) -> np.ndarray:
-    """The camera model's sensor noise (per pixel, grey) at the photo's local brightness."""
-    h, w = photo.shape[:2]
-    small = cv2.resize(photo.astype(np.float32), (max(2, w // 16), max(2, h // 16)), interpolation=cv2.INTER_AREA)
-    bright = cv2.resize(small.mean(axis=2), (w, h))
-    return np.sqrt(np.clip(bright, 1, 255) / 128) * noise
 
 
 @contextmanager

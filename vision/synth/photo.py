@@ -427,13 +427,19 @@ def capture(scenes: list[np.ndarray], camera: Camera, cond: dict[str, Any], rng:
     if cond["sharpen"] > 0:  # the phone's own sharpening (unsharp mask): halos along edges
         scenes = [cv2.addWeighted(img, 1 + cond["sharpen"], cv2.GaussianBlur(img, (0, 0), 1.2 * scale + 0.3), -cond["sharpen"], 0)
                   for img in scenes]
-    # sensor noise: stronger in bright parts (shot noise), brightness taken from a small copy
-    bright = cv2.resize(cv2.resize(scenes[0], (max(2, w // 16), max(2, h // 16)), interpolation=cv2.INTER_AREA).mean(axis=2), (w, h))
     noise = rng.standard_normal((h, w), dtype=np.float32)
-    noise *= np.sqrt(np.clip(bright, 1, 255) / 128) * cond["noise"]
+    noise *= noise_sigma(scenes[0], cond["noise"])
     for img in scenes:
         img += noise[:, :, None]
     return [develop(img, cond) for img in scenes]
+
+
+def noise_sigma(img: np.ndarray, noise: float) -> np.ndarray:
+    """The sensor noise's standard deviation at each pixel of a float BGR picture: stronger in bright
+    parts (shot noise), the brightness taken from a 1/16 copy; ``noise`` is the condition's level."""
+    h, w = img.shape[:2]
+    small = cv2.resize(img, (max(2, w // 16), max(2, h // 16)), interpolation=cv2.INTER_AREA)
+    return np.sqrt(np.clip(cv2.resize(small.mean(axis=2), (w, h)), 1, 255) / 128) * noise
 
 
 def develop(img: np.ndarray, cond: dict[str, Any]) -> bytes:
