@@ -104,7 +104,7 @@ def _read_one(path: str) -> dict:
     from scoring.report import score_report
     from vision.load import PhotoError
     from vision.reader import read_photo
-    from vision.train import grid_error_u, truth_sheet
+    from vision.train import cell_side_px, grid_error_u, truth_sheet
 
     truth = json.loads(Path(path).with_suffix(".json").read_text())
     true_sheet = truth_sheet(truth)
@@ -127,8 +127,7 @@ def _read_one(path: str) -> dict:
     out["grid_error_u"] = grid_error_u(reading.intersections, truth["intersections"])
     read_pts = np.asarray(reading.intersections, float)
     true_pts = np.asarray(truth["intersections"], float)
-    cell = np.median(np.linalg.norm(np.diff(true_pts, axis=1), axis=2))
-    out["grid_median_error_u"] = float(np.median(np.linalg.norm(read_pts - true_pts, axis=2)) / cell)
+    out["grid_median_error_u"] = float(np.median(np.linalg.norm(read_pts - true_pts, axis=2)) / cell_side_px(true_pts))
     layout = true_sheet.layout
     printed = layout.mountains | layout.wasteland
     cells = []

@@ -91,12 +91,16 @@ def allowed_styles(cfg: TrainConfig) -> list[str]:
     return [s for fam, styles in STYLE_FAMILIES.items() if fam != cfg.holdout_style_family for s in styles]
 
 
+def cell_side_px(intersections: np.ndarray) -> float:
+    """Median cell side along the rows of a 12 × 12 crossing grid, in its pixels: the unit of ``u``."""
+    return float(np.median(np.linalg.norm(np.diff(np.asarray(intersections, float), axis=1), axis=2)))
+
+
 def grid_error_u(read_intersections: np.ndarray, truth_intersections: np.ndarray) -> float:
     """Largest distance between read and true crossings, in cell units (median cell size)."""
     read = np.asarray(read_intersections, float)
     true = np.asarray(truth_intersections, float)
-    cell = np.median(np.linalg.norm(np.diff(true, axis=1), axis=2))
-    return float(np.linalg.norm(read - true, axis=2).max() / cell)
+    return float(np.linalg.norm(read - true, axis=2).max() / cell_side_px(true))
 
 
 def allowed_backgrounds(cfg: TrainConfig) -> list[str]:
@@ -129,7 +133,7 @@ def jittered_grid(true_pts: np.ndarray, rng: np.random.Generator) -> GridFit:
     >>> bool(0 < np.abs(moved - pts).max() / 40 < JITTER_MAX_U + 5 * JITTER_NOISE_U)
     True
     """
-    cell = float(np.median(np.linalg.norm(np.diff(true_pts, axis=1), axis=2)))
+    cell = cell_side_px(true_pts)
     u, v = np.meshgrid(np.linspace(-1, 1, GRID + 1), np.linspace(-1, 1, GRID + 1))
     size = rng.uniform(0.0, JITTER_MAX_U)
     shift = np.zeros_like(true_pts)
@@ -145,7 +149,7 @@ def photo_samples(args: tuple[int, str, str, float, bool]) -> dict:
     """Generate one training photo; return its cells' features and labels and its coin features,
     plus those of the coin strip under other light (``Xc_relit``, fitted on; validation uses ``Xc``
     only). Cell copies: the true grid's, then the jittered grid's (``validation`` False) or the
-    found grid's when the pipeline placed it right (``validation`` True; ``found`` says whether)."""
+    found grid's when the pipeline placed it right (``validation`` True; ``status`` "found" then)."""
     import cv2
 
     cv2.setNumThreads(1)
@@ -184,8 +188,8 @@ def _samples(photo_seed: int, status: str, copies: list, loaded, coin_fit: GridF
     coin_feats, relit = coin_training_features(loaded.image, coin_fit, paper, sheet.side,
                                                np.random.default_rng(photo_seed))
     coin_labels = (np.arange(len(coin_feats)) < int(truth.get("coins", sheet.coins))).astype(int)
-    return {"seed": photo_seed, "status": status, "found": status == "found",
-            "copies": [(x, y) for x, y, _ in copies], "Xc": coin_feats, "yc": coin_labels, "Xc_relit": relit}
+    return {"seed": photo_seed, "status": status, "copies": [(x, y) for x, y, _ in copies],
+            "Xc": coin_feats, "yc": coin_labels, "Xc_relit": relit}
 
 
 def _fit(X: np.ndarray, y: np.ndarray, cfg: TrainConfig, max_leaf_nodes: int | None = None, max_iter: int | None = None):
@@ -330,7 +334,7 @@ def train(cfg: TrainConfig, log=print) -> ReaderModel:
 def validate(model: ReaderModel, val: list[dict]) -> tuple[dict, float]:
     """Validation figures on the photos kept aside (their found-grid copies, one sheet at a time,
     as the reader sees them) and the low-confidence threshold calibrated on them."""
-    found_val = [r for r in val if r["found"]]
+    found_val = [r for r in val if r["status"] == "found"]
     proba = np.concatenate([model.cell_probabilities(r["copies"][1][0]) for r in found_val])
     networks = np.concatenate([model.network_probabilities(r["copies"][1][0]) for r in found_val])
     y_val = np.concatenate([r["copies"][1][1] for r in found_val])
