@@ -6,8 +6,8 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.features import (CELL_FEATURE_NAMES, HOG_BINS, HOG_REGIONS, PALETTES, THUMB, cell_features, paper_model,
-                             paper_ring)
+from vision.features import (CELL_FEATURE_NAMES, HOG_BINS, HOG_REGIONS, LAYOUT_REGIONS, PALETTES, THUMBS, cell_features,
+                             paper_model, paper_ring)
 from vision.layout import GRID
 
 PX = 32
@@ -36,8 +36,9 @@ def shape_part(feats: np.ndarray, cell: tuple[int, int]) -> tuple[np.ndarray, np
     row = feats[cell[0] * GRID + cell[1]]
     hog_at = CELL_FEATURE_NAMES.index("hog0_0")
     hog = row[hog_at:hog_at + HOG_REGIONS * HOG_REGIONS * HOG_BINS].reshape(-1, HOG_BINS).sum(axis=0)
-    thumb_at = CELL_FEATURE_NAMES.index("thumb0")
-    return hog, row[thumb_at:thumb_at + THUMB * THUMB].reshape(THUMB, THUMB)
+    n = THUMBS[-1]  # the finer thumbnail
+    thumb_at = CELL_FEATURE_NAMES.index(f"thumb{n}_0")
+    return hog, row[thumb_at:thumb_at + n * n].reshape(n, n)
 
 
 def test_feature_names_match_the_features() -> None:
@@ -62,7 +63,7 @@ def test_blank_paper_has_no_shape_and_ink_shows_where_it_is() -> None:
     cell = (7, 2)
 
     def corner_blob(img, x0, y0):
-        cv2.rectangle(img, (x0 + 3, y0 + 3), (x0 + 12, y0 + 12), (40, 40, 40), -1)
+        cv2.rectangle(img, (x0 + 2, y0 + 2), (x0 + 12, y0 + 12), (40, 40, 40), -1)
 
     feats = cell_features(sheet_with(cell, corner_blob), "A", PX)[0]
     blank_hog, blank_thumb = shape_part(feats, (2, 8))
@@ -146,3 +147,40 @@ def test_a_glare_spot_on_bare_paper_does_not_look_like_blue_ink() -> None:
     db = feats[:, CELL_FEATURE_NAMES.index("db_mean")]
     assert coloured[5 * GRID + 5] < 0.05 and abs(db[5 * GRID + 5]) < 3  # the glare's centre cell reads as paper
     assert coloured[2 * GRID + 2] > 0.05 and db[2 * GRID + 2] < -3  # the blue stroke is still blue
+
+
+def layout_part(feats: np.ndarray, cell: tuple[int, int], name: str) -> np.ndarray:
+    """One 4 × 4 layout map (``da_at``, ``db_at`` or ``stroke_at``) of one cell."""
+    at = CELL_FEATURE_NAMES.index(f"{name}0")
+    return feats[cell[0] * GRID + cell[1], at:at + LAYOUT_REGIONS ** 2].reshape(LAYOUT_REGIONS, LAYOUT_REGIONS)
+
+
+@pytest.mark.parametrize("where, colour, name, sign", [
+    ("top", (60, 160, 40), "da_at", -1),  # green ink: low a*
+    ("bottom", (60, 160, 40), "da_at", -1),
+    ("top", (40, 200, 230), "db_at", +1),  # yellow ink: high b*
+    ("bottom", (40, 200, 230), "db_at", +1),
+])
+def test_layout_shows_which_half_of_the_cell_the_colour_is_in(where: str, colour: tuple, name: str, sign: int) -> None:
+    cell = (6, 3)
+
+    def half(img, x0, y0):
+        y = y0 + 3 if where == "top" else y0 + PX // 2 + 1
+        cv2.rectangle(img, (x0 + 3, y), (x0 + PX - 4, y + PX // 2 - 5), colour, -1)
+
+    m = sign * layout_part(cell_features(sheet_with(cell, half), "A", PX)[0], cell, name)
+    inked, bare = (m[0], m[-1]) if where == "top" else (m[-1], m[0])
+    # the bare half is not exactly paper: yellow ink is brighter than parchment in red, which lifts the
+    # cell's paper surface a little (features.bright_lift)
+    assert inked.min() > 0.3 and np.abs(bare).max() < 0.15
+
+
+def test_edge_strips_show_a_line_along_one_side_only() -> None:
+    cell = (2, 7)
+
+    def left_line(img, x0, y0):
+        cv2.line(img, (x0 + 1, y0), (x0 + 1, y0 + PX - 1), (50, 50, 50), 2)
+
+    row = cell_features(sheet_with(cell, left_line), "A", PX)[0][cell[0] * GRID + cell[1]]
+    edges = {k: row[CELL_FEATURE_NAMES.index(f"edge_{k}")] for k in ("top", "bottom", "left", "right")}
+    assert edges["left"] > 1.0 and max(edges["top"], edges["bottom"]) < 0.6 * edges["left"] and abs(edges["right"]) < 0.1

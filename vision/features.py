@@ -24,11 +24,16 @@ from vision.layout import GRID, PALETTES
 REFERENCE_PAPER_BGR = np.array(PALETTES["A"].paper[::-1], dtype=np.float32) / 255.0
 HUE_BINS = 8
 ORIENTATION_BINS = 6
-HOG_REGIONS = 4  # shape: a 4 × 4 grid of gradient-orientation histograms per cell …
+HOG_REGIONS = 6  # shape: a 6 × 6 grid of gradient-orientation histograms per cell …
 HOG_BINS = 8  # … of 8 unsigned orientations each
 HOG_NOISE = 200.0  # added to the histogram norm so an empty cell's paper grain stays near zero
-THUMB = 7  # shape: the cell's darkness shrunk to 7 × 7
+THUMBS = (7, 9)  # shape: the cell's darkness shrunk to 7 × 7 and to 9 × 9 (9 × 9 alone: ~15 more dev 8 cells wrong)
 THUMB_MAX_DL = 60.0  # darkness (ΔL) at which a thumbnail pixel saturates
+LAYOUT_REGIONS = 4  # layout: where the a*, the b* and the thin strokes sit, each shrunk to 4 × 4
+LAYOUT_MAX_CHROMA = 40.0  # |Δa*|, |Δb*| at which a layout pixel saturates
+LAYOUT_MAX_STROKE = 40.0  # stroke strength (black-hat ΔL) at which a layout pixel saturates
+EDGE_PX = 3  # layout: the darkness of each side's outer strip, this many canonical px wide …
+EDGE_DL_SCALE = 30.0  # … in units of this ΔL (the printed grid line, or ink spilling over from a neighbour)
 CHROMA_INK = 8.0  # Lab chroma distance from the paper that counts as coloured ink
 
 
@@ -215,24 +220,28 @@ CELL_FEATURE_NAMES: list[str] = (
     + [f"block{k}" for k in range(9)]
     + ["ruin", "side_b", "sheet_coloured_p50", "sheet_coloured_p90", "sheet_dL_p50"]
     + [f"hog{k // HOG_BINS}_{k % HOG_BINS}" for k in range(HOG_REGIONS * HOG_REGIONS * HOG_BINS)]
-    + [f"thumb{k}" for k in range(THUMB * THUMB)]
+    + [f"thumb{n}_{k}" for n in THUMBS for k in range(n * n)]
+    + [f"{m}{k}" for m in ("da_at", "db_at", "stroke_at") for k in range(LAYOUT_REGIONS * LAYOUT_REGIONS)]
+    + ["edge_top", "edge_bottom", "edge_left", "edge_right"]
 )
 
 
 def _pool(a: np.ndarray, px: int, inset: int, n: int, how: str = "sum") -> np.ndarray:
-    """Per cell, the inner part of ``a`` (H, W, ...) pooled into n × n regions → (121, n·n·...)."""
+    """Per cell, the inner part of ``a`` (H, W, ...) pooled into n × n regions → (121, n·n·...):
+    regions of whole pixels, centred, at least ``inset`` px from the cell's sides."""
     step = (px - 2 * inset) // n
+    start = (px - step * n) // 2
     rest = a.shape[2:]
-    blocks = a.reshape(GRID, px, GRID, px, *rest)[:, inset:inset + step * n, :, inset:inset + step * n]
+    blocks = a.reshape(GRID, px, GRID, px, *rest)[:, start:start + step * n, :, start:start + step * n]
     blocks = blocks.reshape(GRID, n, step, GRID, n, step, *rest)
     pooled = blocks.sum(axis=(2, 5)) if how == "sum" else blocks.mean(axis=(2, 5))
     return np.moveaxis(pooled, 2, 1).reshape(GRID * GRID, -1)
 
 
 def shape_features(darkness: np.ndarray, gx: np.ndarray, gy: np.ndarray, px: int) -> np.ndarray:
-    """(121, 177) what the strokes look like: a HOG-style 4 × 4 × 8 orientation histogram of the
+    """(121, 418) what the strokes look like: a HOG-style 6 × 6 × 8 orientation histogram of the
     lightness gradient (a tree, a house, waves and a face differ there, whatever the pencil's
-    colour) and the darkness shrunk to 7 × 7 (where in the cell the ink sits)."""
+    colour) and the darkness shrunk to 7 × 7 and to 9 × 9 (where in the cell the ink sits)."""
     mag = np.hypot(gx, gy)
     pos = np.mod(np.arctan2(gy, gx), np.pi) / np.pi * HOG_BINS - 0.5
     low = np.floor(pos)
@@ -245,8 +254,8 @@ def shape_features(darkness: np.ndarray, gx: np.ndarray, gy: np.ndarray, px: int
     inset = 2
     hog = _pool(bins, px, inset, HOG_REGIONS)
     hog /= np.linalg.norm(hog, axis=1, keepdims=True) + HOG_NOISE
-    thumb = _pool(np.clip(darkness, 0, THUMB_MAX_DL) / THUMB_MAX_DL, px, inset, THUMB, "mean")
-    return np.concatenate([hog, thumb], axis=1)
+    dark = np.clip(darkness, 0, THUMB_MAX_DL) / THUMB_MAX_DL
+    return np.concatenate([hog] + [_pool(dark, px, inset, n, "mean") for n in THUMBS], axis=1)
 
 
 def cell_features(cells_bgr: np.ndarray, side: str, px: int, ring: PaperRing | None = None) -> tuple[np.ndarray, PaperModel]:
@@ -296,4 +305,32 @@ def cell_features(cells_bgr: np.ndarray, side: str, px: int, ring: PaperRing | N
     feats.append(np.full(GRID * GRID, np.percentile(coloured[drawable], 90)))
     feats.append(np.full(GRID * GRID, np.percentile(feats[0][drawable], 50)))
     shape = shape_features(REFERENCE_LAB[0] - lab[..., 0], gx, gy, px)
-    return np.concatenate([np.stack(feats, axis=1), shape], axis=1).astype(np.float32), paper
+    return np.concatenate([np.stack(feats, axis=1), shape, layout_features(lab, strokes, px)], axis=1).astype(np.float32), paper
+
+
+def layout_features(lab: np.ndarray, strokes: np.ndarray, px: int) -> np.ndarray:
+    """(121, 52) where the colour and the thin strokes sit: Δa* and Δb* from the reference paper and
+    the black-hat stroke strength, each shrunk to 4 × 4 (a green tree's crown above its brown trunk,
+    a yellow field's hatching across the cell), and the darkness of each side's outer strip
+    (top, bottom, left, right: the printed line where the grid sits right, ink from a neighbour).
+
+    Two networks on 800 training-like photos, two random starts (dev 7 / dev 8 cells wrong): with
+    session 7's 225 features 290–318 / 512–527, with these and the finer shape parts 230–239 /
+    420–428 (docs/reader-history.md, "Session 8").
+
+    >>> lab = np.zeros((GRID * 32, GRID * 32, 3), np.float32) + REFERENCE_LAB  # bare reference paper
+    >>> lab[:16, :32, 1] = REFERENCE_LAB[1] - 40  # green in the top half of the top-left cell
+    >>> f = layout_features(lab, np.zeros(lab.shape[:2], np.float32), 32)
+    >>> f.shape, f[0, :4].round(2).tolist(), f[0, 12:16].round(2).tolist()
+    ((121, 52), [-1.0, -1.0, -1.0, -1.0], [0.0, 0.0, 0.0, 0.0])
+    """
+    n = LAYOUT_REGIONS
+    da = np.clip(lab[..., 1] - REFERENCE_LAB[1], -LAYOUT_MAX_CHROMA, LAYOUT_MAX_CHROMA) / LAYOUT_MAX_CHROMA
+    db = np.clip(lab[..., 2] - REFERENCE_LAB[2], -LAYOUT_MAX_CHROMA, LAYOUT_MAX_CHROMA) / LAYOUT_MAX_CHROMA
+    stroke = np.clip(strokes, 0, LAYOUT_MAX_STROKE) / LAYOUT_MAX_STROKE
+    parts = [_pool(a, px, 2, n, "mean") for a in (da, db, stroke)]
+    d_l = (REFERENCE_LAB[0] - lab[..., 0]).reshape(GRID, px, GRID, px)
+    e = EDGE_PX
+    edges = [d_l[:, :e], d_l[:, -e:], d_l[:, :, :, :e], d_l[:, :, :, -e:]]
+    parts.append(np.stack([s.mean(axis=(1, 3)).ravel() for s in edges], axis=1) / EDGE_DL_SCALE)
+    return np.concatenate(parts, axis=1)
