@@ -29,6 +29,7 @@ HOG_BINS = 8  # … of 8 unsigned orientations each
 HOG_NOISE = 200.0  # added to the histogram norm so an empty cell's paper grain stays near zero
 THUMBS = (7, 9)  # shape: the cell's darkness shrunk to 7 × 7 and to 9 × 9 (9 × 9 alone: ~15 more dev 8 cells wrong)
 THUMB_MAX_DL = 60.0  # darkness (ΔL) at which a thumbnail pixel saturates
+POOL_INSET = 2  # pooled maps (HOG, thumbnails, layout) keep this many px clear of the cell's sides
 LAYOUT_REGIONS = 4  # layout: where the a*, the b* and the thin strokes sit, each shrunk to 4 × 4
 LAYOUT_MAX_CHROMA = 40.0  # |Δa*|, |Δb*| at which a layout pixel saturates
 LAYOUT_MAX_STROKE = 40.0  # stroke strength (black-hat ΔL) at which a layout pixel saturates
@@ -251,11 +252,10 @@ def shape_features(darkness: np.ndarray, gx: np.ndarray, gy: np.ndarray, px: int
     np.put_along_axis(bins, low[..., None], (mag * (1 - w_high))[..., None], axis=2)
     high = (low + 1) % HOG_BINS
     np.put_along_axis(bins, high[..., None], np.take_along_axis(bins, high[..., None], axis=2) + (mag * w_high)[..., None], axis=2)
-    inset = 2
-    hog = _pool(bins, px, inset, HOG_REGIONS)
+    hog = _pool(bins, px, POOL_INSET, HOG_REGIONS)
     hog /= np.linalg.norm(hog, axis=1, keepdims=True) + HOG_NOISE
     dark = np.clip(darkness, 0, THUMB_MAX_DL) / THUMB_MAX_DL
-    return np.concatenate([hog] + [_pool(dark, px, inset, n, "mean") for n in THUMBS], axis=1)
+    return np.concatenate([hog] + [_pool(dark, px, POOL_INSET, n, "mean") for n in THUMBS], axis=1)
 
 
 def cell_features(cells_bgr: np.ndarray, side: str, px: int, ring: PaperRing | None = None) -> tuple[np.ndarray, PaperModel]:
@@ -305,7 +305,8 @@ def cell_features(cells_bgr: np.ndarray, side: str, px: int, ring: PaperRing | N
     feats.append(np.full(GRID * GRID, np.percentile(coloured[drawable], 90)))
     feats.append(np.full(GRID * GRID, np.percentile(feats[0][drawable], 50)))
     shape = shape_features(REFERENCE_LAB[0] - lab[..., 0], gx, gy, px)
-    return np.concatenate([np.stack(feats, axis=1), shape, layout_features(lab, strokes, px)], axis=1).astype(np.float32), paper
+    layout = layout_features(lab, strokes, px)
+    return np.concatenate([np.stack(feats, axis=1), shape, layout], axis=1).astype(np.float32), paper
 
 
 def layout_features(lab: np.ndarray, strokes: np.ndarray, px: int) -> np.ndarray:
@@ -328,7 +329,7 @@ def layout_features(lab: np.ndarray, strokes: np.ndarray, px: int) -> np.ndarray
     da = np.clip(lab[..., 1] - REFERENCE_LAB[1], -LAYOUT_MAX_CHROMA, LAYOUT_MAX_CHROMA) / LAYOUT_MAX_CHROMA
     db = np.clip(lab[..., 2] - REFERENCE_LAB[2], -LAYOUT_MAX_CHROMA, LAYOUT_MAX_CHROMA) / LAYOUT_MAX_CHROMA
     stroke = np.clip(strokes, 0, LAYOUT_MAX_STROKE) / LAYOUT_MAX_STROKE
-    parts = [_pool(a, px, 2, n, "mean") for a in (da, db, stroke)]
+    parts = [_pool(a, px, POOL_INSET, n, "mean") for a in (da, db, stroke)]
     d_l = (REFERENCE_LAB[0] - lab[..., 0]).reshape(GRID, px, GRID, px)
     e = EDGE_PX
     edges = [d_l[:, :e], d_l[:, -e:], d_l[:, :, :, :e], d_l[:, :, :, -e:]]
