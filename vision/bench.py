@@ -104,7 +104,8 @@ def _read_one(path: str) -> dict:
     from scoring.report import score_report
     from vision.load import PhotoError
     from vision.reader import read_photo
-    from vision.train import cell_side_px, grid_error_u, truth_sheet
+    from vision.grid import cell_side_px
+    from vision.train import grid_error_u, truth_sheet
 
     truth = json.loads(Path(path).with_suffix(".json").read_text())
     true_sheet = truth_sheet(truth)

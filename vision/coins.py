@@ -27,7 +27,7 @@ import numpy as np
 
 from scoring.sides import SIDES
 from vision.features import PaperModel, _lab
-from vision.grid import GridFit, homography_from_intersections, ideal_intersections
+from vision.grid import GridFit, cell_side_px, homography_from_intersections, ideal_intersections
 from vision.layout import GEOMETRY
 
 COIN_STRIP = (0.9, 11.4, 12.0, 12.9)  # x0, x1, y0, y1 in u: the coin track with a little margin
@@ -537,8 +537,8 @@ def mountain_coins(image: np.ndarray, upright: GridFit, side: str, paper: PaperM
     for r, c in sorted(SIDES[side].mountains):
         paper_bgr = np.asarray(paper.at(np.array([r]), np.array([c])), np.float64).reshape(3) * 255.0
         rows.append(_mountain_descriptor(_mountain_window(image, pts, (r, c), px), paper_bgr, px))
-    cell_px = float(np.median(np.linalg.norm(np.diff(pts, axis=1), axis=2)))
-    return MountainCoins(np.array([d for d, _ in rows]), np.array([m for _, m in rows]), cell_px * MOUNTAIN_COIN_RADIUS_U)
+    return MountainCoins(np.array([d for d, _ in rows]), np.array([m for _, m in rows]),
+                         cell_side_px(pts) * MOUNTAIN_COIN_RADIUS_U)
 
 
 def _track_centre_descriptors(strip_bgr: np.ndarray, px: int, windows) -> np.ndarray:

@@ -95,6 +95,17 @@ class GridFit:
         return float(np.median(np.concatenate([dx.ravel(), dy.ravel()])))
 
 
+def cell_side_px(intersections: np.ndarray) -> float:
+    """Median cell side along the rows of a 12 × 12 crossing grid, in its pixels: the unit ``u`` of the
+    benchmark's grid errors, the training jitter and the mountain coins' radius. (``GridFit.cell_size_px``
+    takes both axes; the two differ by a tilt's foreshortening, and the coin features were fitted with this.)
+
+    >>> cell_side_px(np.stack(np.meshgrid(np.arange(12.0) * 40, np.arange(12.0) * 30), axis=-1))
+    40.0
+    """
+    return float(np.median(np.linalg.norm(np.diff(np.asarray(intersections, float), axis=1), axis=2)))
+
+
 def _area_corners(intersections: np.ndarray) -> np.ndarray:
     """TL, TR, BR, BL corners of the cell area: the outer crossings of (12, 12, 2) ``intersections``."""
     p = intersections

@@ -37,7 +37,7 @@ from vision.classify import (CELL_CLASSES, ReaderModel, context_scale, full_prob
                              single_thread)
 from vision.coins import coin_training_features
 from vision.features import CELL_FEATURE_NAMES, cell_features, paper_ring
-from vision.grid import PX, GridFit, homography_from_intersections, sample_cells
+from vision.grid import PX, GridFit, cell_side_px, homography_from_intersections, sample_cells
 from vision.layout import GEOMETRY, GRID
 from vision.load import PhotoError, load_photo
 from vision.reader import locate
@@ -89,11 +89,6 @@ def allowed_styles(cfg: TrainConfig) -> list[str]:
     from vision.synth import STYLE_FAMILIES
 
     return [s for fam, styles in STYLE_FAMILIES.items() if fam != cfg.holdout_style_family for s in styles]
-
-
-def cell_side_px(intersections: np.ndarray) -> float:
-    """Median cell side along the rows of a 12 × 12 crossing grid, in its pixels: the unit of ``u``."""
-    return float(np.median(np.linalg.norm(np.diff(np.asarray(intersections, float), axis=1), axis=2)))
 
 
 def grid_error_u(read_intersections: np.ndarray, truth_intersections: np.ndarray) -> float:
