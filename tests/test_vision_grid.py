@@ -476,3 +476,23 @@ def test_thin_line_fit_gives_up_where_no_lattice_of_lines_is() -> None:
     table = np.full_like(photo, 90)
     table = cv2.add(table, np.random.default_rng(3).integers(0, 40, photo.shape, dtype=np.uint8))
     assert grid._thin_line_fit(grid.line_image(table), hom) is None
+
+
+# ---- local correction on thin lines (session 9, gridlocal9) --------------------------------------
+def test_a_lattice_pulled_off_over_one_part_is_refitted_on_thin_lines() -> None:
+    """Marker strokes or a stain hold the snaps of one part of the sheet up to half a cell off and
+    the smooth field follows them: the lattice refitted on thin lines fits them clearly better and
+    lies on the printed lines; the right lattice is left as it is."""
+    photo, truth = warped_sheet("B", 2, seed=5, tilt=30.0)
+    hom = grid.homography_from_intersections(truth)
+    off = grid.ideal_intersections()
+    off[..., 0] += 0.45 * np.clip((np.arange(12) - 5) / 6, 0, None)[None, :]  # 0 to 0.45 u over the right half
+    pulled = cv2.perspectiveTransform(off.reshape(1, -1, 2), hom)[0].reshape(12, 12, 2)
+    doubt = np.zeros((12, 12))
+    doubt[:, 7:] = 2 * grid.DOUBT_U
+    cell_px = np.median(np.linalg.norm(np.diff(truth, axis=1), axis=2))
+    dark = grid.line_image(photo)
+    refit = grid._thin_refit(photo, dark, pulled, doubt)
+    assert refit is not None
+    assert (np.linalg.norm(refit[0] - truth, axis=2) / cell_px).max() < 0.1
+    assert grid._thin_refit(photo, dark, truth, doubt) is None

@@ -1091,7 +1091,8 @@ def _finish(image: np.ndarray, found: tuple[np.ndarray, np.ndarray, float]) -> G
     the found homography is off there by more than the final search reaches, e.g. a corner
     stretched by curl or a finger), the homography is re-anchored on the crossings in no doubt
     and the crossings are snapped again from it (:func:`_reanchored`); where some are still
-    doubted, a side the lattice overshot by a line is pulled in (:func:`_side_pulled`).
+    doubted, a side the lattice overshot by a line is pulled in (:func:`_side_pulled`) or the
+    lattice is refitted on thin lines (:func:`_thin_refit`; :func:`_locally_corrected`).
     """
     hom, disp, score = found
     darkest = line_image(image)
@@ -1104,9 +1105,8 @@ def _finish(image: np.ndarray, found: tuple[np.ndarray, np.ndarray, float]) -> G
         tries = [t for t in tries if t is not None]
         if tries:
             pts, disp, doubt = min(tries, key=lambda t: (t[2] > DOUBT_U).sum())
-        pulled = _side_pulled(image, darkest, pts, doubt) if (doubt > DOUBT_U).any() else None
-        if pulled is not None:
-            pts, disp, doubt = pulled
+        if (doubt > DOUBT_U).any():
+            pts, disp, doubt = _locally_corrected(image, darkest, pts, disp, doubt)
     residual = float(np.median(np.linalg.norm(disp, axis=2)))
     return GridFit(pts, homography_from_intersections(pts), score, residual, doubt)
 
@@ -1157,6 +1157,68 @@ def _reanchored(image: np.ndarray, darkest: np.ndarray, pts: np.ndarray, doubt: 
             or _mountain_separation(image, new_pts) < 0):
         return None
     return new_pts, disp, new_doubt
+
+
+def _locally_corrected(image: np.ndarray, darkest: np.ndarray, pts: np.ndarray, disp: np.ndarray,
+                       doubt: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(crossings, displacement, doubt) after the side pull (:func:`_side_pulled`) and the thin-line
+    refit (:func:`_thin_refit`, when ``THIN_REFIT_DOUBTED`` crossings or more are in doubt), each
+    tried on the lattice in doubt. When both are kept, the one whose mountains separate more
+    clearly wins (a refit that stretched the lattice a line over one side fits the thin lines as
+    well as the pulled one, but its mountains straddle cells); a pulled lattice still in doubt is
+    refitted once more."""
+    pulled = _side_pulled(image, darkest, pts, doubt)
+    refit = _thin_refit(image, darkest, pts, doubt) if (doubt > DOUBT_U).sum() >= THIN_REFIT_DOUBTED else None
+    if pulled is not None and refit is not None:
+        if _mountain_separation(image, refit[0]) > _mountain_separation(image, pulled[0]):
+            return refit
+    elif refit is not None:
+        return refit
+    if pulled is None:
+        return pts, disp, doubt
+    if (pulled[2] > DOUBT_U).sum() < THIN_REFIT_DOUBTED:
+        return pulled
+    again = _thin_refit(image, darkest, pulled[0], pulled[2])
+    return pulled if again is None else again
+
+
+THIN_REFIT_DOUBTED = 12  # the thin-line refit is tried on this many doubted crossings (one stroke's snap: ≤ 9) …
+THIN_REFIT_GAIN = 1.5  # … and kept when its thin-line score beats the fit's by this factor …
+THIN_REFIT_MOUNTAINS = 0.05  # … and its mountains separate at most this much less clearly (a cell off: < 0)
+
+
+def _thin_refit(image: np.ndarray, darkest: np.ndarray, pts: np.ndarray,
+                doubt: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The lattice refitted on thin lines only, if it fits them clearly better.
+
+    Thick marker strokes, a stain or a fold can hold a patch of snaps half a cell off, or one line
+    off, and the smooth field then follows them over a whole part of the sheet. Two refits that the
+    strokes pull off less, from the homography through the crossings: its crossings snapped on a
+    ``THIN_KERNEL_U`` black-hat (±0.3 u, then ±0.15 u twice), and the homography re-fitted to whole
+    thin lines measured in strips (:func:`_thin_line_fit`), then snapped as usual (±0.15 u). The one
+    with the better thin-line score (:func:`thin_line_score`) is kept when it beats the fit's by
+    ``THIN_REFIT_GAIN``, with no more doubted crossings and its mountains separating about as
+    clearly (``THIN_REFIT_MOUNTAINS``; its doubt and line score alone are no proof: under marker
+    symbols a lattice off by half a cell scores as well). Returns (crossings, displacement, doubt) or ``None``.
+    """
+    hom = homography_from_intersections(pts)
+    disp = cv2.perspectiveTransform(pts.reshape(1, -1, 2), np.linalg.inv(hom))[0].reshape(LINES, LINES, 2)
+    disp -= ideal_intersections()
+    for search in (0.3, 0.15, 0.15):
+        new_pts, disp, snapped, strength = _refine_detail(darkest, hom, PX, disp, search, kernel_u=THIN_KERNEL_U)
+    refits = [(new_pts, disp, crossing_doubt(snapped, strength, disp))]
+    fitted = _thin_line_fit(darkest, hom)
+    if fitted is not None:
+        disp = np.zeros((LINES, LINES, 2))
+        for _ in range(FINAL_PASSES):
+            new_pts, disp, snapped, strength = _refine_detail(darkest, fitted, PX, disp, 0.15)
+        refits.append((new_pts, disp, crossing_doubt(snapped, strength, disp)))
+    score, best = max(((thin_line_score(darkest, r[0]), r) for r in refits), key=lambda t: t[0])
+    if (score < THIN_REFIT_GAIN * thin_line_score(darkest, pts)
+            or (best[2] > DOUBT_U).sum() > (doubt > DOUBT_U).sum()
+            or _mountain_separation(image, best[0]) < _mountain_separation(image, pts) - THIN_REFIT_MOUNTAINS):
+        return None
+    return best
 
 
 SIDE_PULL_U = 1.0  # a side hypothesis moves that side's ring this far inward (one line: the lattice overshot it) …
