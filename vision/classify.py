@@ -7,8 +7,9 @@ histograms, a darkness thumbnail); their mean is both more accurate and better c
 network. Then the *sheet context* stage (:func:`sheet_context`): a player uses the same pencils all
 over a sheet, so each cell's ink colour is compared with the cells of the same sheet the networks
 are sure of, class by class, and a ``HistGradientBoostingClassifier`` reads the networks'
-probabilities together with those distances; a cell's probabilities are the mean of both stages
-(dev photos: 98.51 → 98.87 % of cells right, most on colour shading and unseen marker fills).
+probabilities together with those distances; a cell's probabilities mix both stages, the context
+stage weighing ``CONTEXT_WEIGHT`` (dev photos, equal weights: 98.51 → 98.87 % of cells right, most on
+colour shading and unseen marker fills).
 
 The coin model is a ``HistGradientBoostingClassifier`` over :mod:`vision.coins` features. All of
 it is stored in ``models/reader.skops`` — skops, not pickle, so loading never runs code from the
@@ -78,6 +79,10 @@ _CONTEXT_COLUMNS = [CELL_FEATURE_NAMES.index(n) for n in CONTEXT_FEATURES]
 CONTEXT_SURE = 0.9  # a cell counts towards its class's colour on the sheet when the networks give it this
 CONTEXT_MAX_COUNT = 20  # sure cells of a class counted up to this many
 CONTEXT_NONE = 10.0  # distance reported when a class has no sure cell on the sheet (scaled units)
+#: the context stage's share of a cell's probabilities (the networks have the rest). Session 8's model on the
+#: cached dev cell areas, cells wrong at 0.5 / 0.6 / 0.7: dev 7 126 / 119 / 124, dev 8 256 / 247 / 247, with
+#: 0.2–0.3 points more cells flagged to catch 97 % of them (docs/reader-history.md, "Session 9")
+CONTEXT_WEIGHT = 0.6
 
 
 class ModelMissingError(RuntimeError):
@@ -121,13 +126,13 @@ class ReaderModel:
 
     def cell_probabilities(self, features: np.ndarray) -> np.ndarray:
         """(N, 6) probabilities over CELL_CLASSES for the drawable cells of ONE sheet: the networks'
-        mean, averaged with the sheet-context stage's when the model has one."""
+        mean, mixed with the sheet-context stage's (``CONTEXT_WEIGHT``) when the model has one."""
         networks = self.network_probabilities(features)
         if self.context is None or len(features) == 0:
             return networks
         with single_thread():
             context = full_proba(self.context, sheet_context(features, networks, self.context_scale))
-        return (networks + context) / 2
+        return (1 - CONTEXT_WEIGHT) * networks + CONTEXT_WEIGHT * context
 
     def coin_probabilities(self, features: np.ndarray) -> np.ndarray:
         """(14,) probability that each coin is filled."""
