@@ -114,3 +114,35 @@ def test_python_dash_m_reports_a_user_error_like_the_installed_command(tmp_path)
                           timeout=120)
     assert done.returncode == 2
     assert done.stderr.strip() == "cartographers read: no map grid found"
+
+
+class _Unreadable(Exception):
+    code, message = "no-grid", "no map grid found"
+
+
+@pytest.mark.parametrize("outcome", ["read", "refused"])
+def test_every_photo_read_hands_freed_memory_back(monkeypatch, outcome):
+    """The service trims the C heap after each read, answered or refused, so bursts of uploads do
+    not leave the resident memory grown (``release_freed_memory``; glibc keeps freed arenas)."""
+    import api.service as service
+
+    def fake_read(data, side=None):
+        if outcome == "refused":
+            raise _Unreadable()
+        return "reading"
+
+    trims = []
+    monkeypatch.setattr(service, "photo_reader", lambda: (fake_read, _Unreadable))
+    monkeypatch.setattr(service, "_malloc_trim", lambda: trims.append)
+    if outcome == "read":
+        assert service.read_sheet_photo(b"photo", None) == "reading"
+    else:
+        with pytest.raises(service.ApiError):
+            service.read_sheet_photo(b"photo", None)
+    assert trims == [0]
+
+
+def test_the_heap_trim_is_found_on_this_c_library():
+    import api.service as service
+
+    assert service._malloc_trim() is not None  # Debian's glibc (CI); musl or macOS would answer None
