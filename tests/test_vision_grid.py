@@ -496,3 +496,45 @@ def test_a_lattice_pulled_off_over_one_part_is_refitted_on_thin_lines() -> None:
     assert refit is not None
     assert (np.linalg.norm(refit[0] - truth, axis=2) / cell_px).max() < 0.1
     assert grid._thin_refit(photo, dark, truth, doubt) is None
+
+
+# ---- the user's sheet, not the one lying beside it (session 9, secondsheet9) ----------------------
+def _lattice_candidate(origin: tuple[float, float], cell: float, score: float, separation: float,
+                       shape: tuple[int, int]) -> grid._Candidate:
+    """An upright lattice of ``cell`` px cells from ``origin`` (px), as a passing candidate in a photo of ``shape``."""
+    pts = grid.ideal_intersections() * cell + np.array(origin)
+    return grid._Candidate(np.eye(3), np.zeros((12, 12, 2)), score, separation, grid._area_corners(pts),
+                           grid._share_inside(pts, shape))
+
+
+def test_a_sheet_cut_off_by_the_photo_edge_ranks_by_what_shows() -> None:
+    """A clear sheet lying half beyond the left edge is larger than the user's as extrapolated, but its
+    crossings out there can be neither checked nor read: the user's, whole in the photo, outranks it."""
+    shape = (1000, 1400)
+    user = _lattice_candidate((500, 300), 40.0, score=1.5, separation=0.3, shape=shape)
+    cut_off = _lattice_candidate((-400, 200), 50.0, score=2.5, separation=0.5, shape=shape)
+    assert cut_off.area > 1.5 * user.area and cut_off.inside < 0.3
+    assert grid._choose([cut_off, user]) is user
+    whole = _lattice_candidate((850, 200), 50.0, score=2.5, separation=0.5, shape=shape)
+    assert grid._choose([whole, user]) is whole  # whole in the photo, the larger sheet still wins
+
+
+def test_a_blank_sheet_beside_it_does_not_hide_the_users_marker_filled_sheet() -> None:
+    """The user's sheet full of thick marker symbols fails the usual lattice check; a smaller blank
+    sheet lying beside it passes. The failed lattice, much larger and apart from it, is given the
+    thin-line rescue and outranks it."""
+    photo, truth, _ = marker_sheet(seed=7)
+    rng = np.random.default_rng(2)
+    blank = render_sheet("B", px_per_u=14, rng=rng)
+    h, w = blank.image.shape[:2]
+    wide = np.concatenate([photo, np.repeat(photo[:, -1:], w + 60, axis=1)], axis=1)
+    y0, x0 = (wide.shape[0] - h) // 2, photo.shape[1] + 30
+    region = wide[y0:y0 + h, x0:x0 + w]
+    region[:] = np.where(blank.alpha[..., None] > 127, blank.image, region)
+    assert grid.find_grid(wide) is not None  # something passes: the blank sheet …
+    found = grid._find(wide)  # … but the user's is found
+    assert found is not None
+    pts = grid.lattice_points(found[0], found[1])
+    cell = np.linalg.norm(truth[0, 1] - truth[0, 0])
+    errs = [np.linalg.norm(np.rot90(pts, k, axes=(0, 1)) - truth, axis=2).max() for k in range(4)]
+    assert min(errs) / cell < 0.2
