@@ -399,19 +399,28 @@ def test_a_side_overshot_by_a_line_is_pulled_in() -> None:
     so its last column lies on the table beyond the frame, one line off. Pulling that side in by a
     line fits the thin printed lines clearly better; the right lattice is left as it is."""
     photo, truth = warped_sheet("A", 0, seed=3, tilt=30.0)
-    hom = grid.homography_from_intersections(truth)
-    ideal = grid.ideal_intersections()
-    overshoot = ideal.copy()
-    overshoot[..., 0] += np.clip(1 - (11 - np.arange(12)) / 5, 0, None)[None, :]  # +1 u at the last column
-    overshot = cv2.perspectiveTransform(overshoot.reshape(1, -1, 2), hom)[0].reshape(12, 12, 2)
+    overshot = columns_moved(truth, np.clip(1 - (11 - np.arange(12)) / 5, 0, None))  # +1 u at the last column
     doubt = np.zeros((12, 12))
     doubt[:, 9:] = 2 * grid.DOUBT_U
-    cell_px = np.median(np.linalg.norm(np.diff(truth, axis=1), axis=2))
     dark = grid.line_image(photo)
     pulled = grid._side_pulled(photo, dark, overshot, doubt)
     assert pulled is not None
-    assert (np.linalg.norm(pulled[0] - truth, axis=2) / cell_px).max() < 0.1
+    assert worst_error_u(pulled[0], truth) < 0.1
     assert grid._side_pulled(photo, dark, truth, doubt) is None
+
+
+def columns_moved(truth: np.ndarray, shift_u: np.ndarray) -> np.ndarray:
+    """The true crossings with each of the 12 columns moved ``shift_u`` units to the right on the sheet."""
+    moved = grid.ideal_intersections()
+    moved[..., 0] += shift_u[None, :]
+    hom = grid.homography_from_intersections(truth)
+    return cv2.perspectiveTransform(moved.reshape(1, -1, 2), hom)[0].reshape(12, 12, 2)
+
+
+def worst_error_u(pts: np.ndarray, truth: np.ndarray) -> float:
+    """The largest distance of ``pts`` from the true crossings, in cells."""
+    cell_px = np.median(np.linalg.norm(np.diff(truth, axis=1), axis=2))
+    return float((np.linalg.norm(pts - truth, axis=2) / cell_px).max())
 
 
 # ---- the rescue's bounded work (session 5, grid-find) ---------------------------------------------
@@ -484,17 +493,13 @@ def test_a_lattice_pulled_off_over_one_part_is_refitted_on_thin_lines() -> None:
     the smooth field follows them: the lattice refitted on thin lines fits them clearly better and
     lies on the printed lines; the right lattice is left as it is."""
     photo, truth = warped_sheet("B", 2, seed=5, tilt=30.0)
-    hom = grid.homography_from_intersections(truth)
-    off = grid.ideal_intersections()
-    off[..., 0] += 0.45 * np.clip((np.arange(12) - 5) / 6, 0, None)[None, :]  # 0 to 0.45 u over the right half
-    pulled = cv2.perspectiveTransform(off.reshape(1, -1, 2), hom)[0].reshape(12, 12, 2)
+    pulled = columns_moved(truth, 0.45 * np.clip((np.arange(12) - 5) / 6, 0, None))  # 0 to 0.45 u over the right half
     doubt = np.zeros((12, 12))
     doubt[:, 7:] = 2 * grid.DOUBT_U
-    cell_px = np.median(np.linalg.norm(np.diff(truth, axis=1), axis=2))
     dark = grid.line_image(photo)
     refit = grid._thin_refit(photo, dark, pulled, doubt)
     assert refit is not None
-    assert (np.linalg.norm(refit[0] - truth, axis=2) / cell_px).max() < 0.1
+    assert worst_error_u(refit[0], truth) < 0.1
     assert grid._thin_refit(photo, dark, truth, doubt) is None
 
 
