@@ -394,19 +394,29 @@ def test_washed_out_mountains_are_recognised_by_their_glyph(side: str, quarter_t
     assert max(v for key, v in glyph.items() if key != (side, k_true)) < 0.5
 
 
-def test_a_side_overshot_by_a_line_is_pulled_in() -> None:
-    """Curled paper: the found lattice stretches an extra line over the last columns of one side,
-    so its last column lies on the table beyond the frame, one line off. Pulling that side in by a
-    line fits the thin printed lines clearly better; the right lattice is left as it is."""
-    photo, truth = warped_sheet("A", 0, seed=3, tilt=30.0)
-    overshot = columns_moved(truth, np.clip(1 - (11 - np.arange(12)) / 5, 0, None))  # +1 u at the last column
+#: (correction, side, turns, seed, each column's shift on the sheet in u, first doubted column): curled paper
+#: stretches the lattice an extra line over one side (the side pull); marker strokes or a stain hold the snaps
+#: of one part up to half a cell off and the smooth field follows them (the thin-line refit, session 9)
+LATTICES_OFF_OVER_ONE_SIDE = [
+    ("_side_pulled", "A", 0, 3, np.clip(1 - (11 - np.arange(12)) / 5, 0, None), 9),  # +1 u at the last column
+    ("_thin_refit", "B", 2, 5, 0.45 * np.clip((np.arange(12) - 5) / 6, 0, None), 7),  # 0 to 0.45 u, right half
+]
+
+
+@pytest.mark.parametrize("correction, side, turns, seed, shift_u, doubted_from", LATTICES_OFF_OVER_ONE_SIDE,
+                         ids=["side-pull", "thin-refit"])
+def test_a_lattice_off_over_one_side_is_corrected(correction, side, turns, seed, shift_u, doubted_from) -> None:
+    """A lattice off over one side, its crossings there in doubt: the correction fits the thin printed
+    lines clearly better and puts every crossing within 0.1 u; the right lattice is left as it is."""
+    photo, truth = warped_sheet(side, turns, seed=seed, tilt=30.0)
+    correct = getattr(grid, correction)
     doubt = np.zeros((12, 12))
-    doubt[:, 9:] = 2 * grid.DOUBT_U
+    doubt[:, doubted_from:] = 2 * grid.DOUBT_U
     dark = grid.line_image(photo)
-    pulled = grid._side_pulled(photo, dark, overshot, doubt)
-    assert pulled is not None
-    assert worst_error_u(pulled[0], truth) < 0.1
-    assert grid._side_pulled(photo, dark, truth, doubt) is None
+    corrected = correct(photo, dark, columns_moved(truth, shift_u), doubt)
+    assert corrected is not None
+    assert worst_error_u(corrected[0], truth) < 0.1
+    assert correct(photo, dark, truth, doubt) is None
 
 
 def columns_moved(truth: np.ndarray, shift_u: np.ndarray) -> np.ndarray:
@@ -485,22 +495,6 @@ def test_thin_line_fit_gives_up_where_no_lattice_of_lines_is() -> None:
     table = np.full_like(photo, 90)
     table = cv2.add(table, np.random.default_rng(3).integers(0, 40, photo.shape, dtype=np.uint8))
     assert grid._thin_line_fit(grid.line_image(table), hom) is None
-
-
-# ---- local correction on thin lines (session 9, gridlocal9) --------------------------------------
-def test_a_lattice_pulled_off_over_one_part_is_refitted_on_thin_lines() -> None:
-    """Marker strokes or a stain hold the snaps of one part of the sheet up to half a cell off and
-    the smooth field follows them: the lattice refitted on thin lines fits them clearly better and
-    lies on the printed lines; the right lattice is left as it is."""
-    photo, truth = warped_sheet("B", 2, seed=5, tilt=30.0)
-    pulled = columns_moved(truth, 0.45 * np.clip((np.arange(12) - 5) / 6, 0, None))  # 0 to 0.45 u over the right half
-    doubt = np.zeros((12, 12))
-    doubt[:, 7:] = 2 * grid.DOUBT_U
-    dark = grid.line_image(photo)
-    refit = grid._thin_refit(photo, dark, pulled, doubt)
-    assert refit is not None
-    assert worst_error_u(refit[0], truth) < 0.1
-    assert grid._thin_refit(photo, dark, truth, doubt) is None
 
 
 # ---- the user's sheet, not the one lying beside it (session 9, secondsheet9) ----------------------
