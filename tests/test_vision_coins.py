@@ -261,6 +261,16 @@ def test_a_read_of_no_coins_on_a_well_played_sheet_is_doubted():
     assert coins.doubt_empty_track(some, 100) == some  # a track with marks read has an unmarked end to compare with
 
 
+def test_a_blank_sheet_holds_no_coins():
+    phantom = np.array([0.97, 0.87, 0.31] + [0.05] * 11)  # a blank sheet whose print looks marked (dev 50700188)
+    assert coins.count_from_probabilities(phantom).count == 2
+    blank = coins.count_from_probabilities(phantom, most=coins.most_coins(0))
+    assert blank.count == 0 and blank.confidence == 1.0  # nothing drawn: nothing earned
+    assert coins.count_from_probabilities(phantom, most=1).count == 1
+    for p in (phantom, np.array([0.99] * 9 + [0.01] * 5)):  # a sheet with a drawn cell: the count stays
+        assert coins.count_from_probabilities(p, most=coins.most_coins(1)) == coins.count_from_probabilities(p)
+
+
 def test_mountain_reference_of_a_low_resolution_photo_is_finite_and_says_so():
     """At 16 px per cell the mountain coin is 1.6 px across in radius: still measured, its size reported."""
     sheet = dataclasses.replace(Sheet.blank("A"), coins=4)

@@ -21,7 +21,7 @@ from scoring.sides import SIDES
 from scoring.terrain import Terrain
 from vision.classify import CELL_CLASSES, ReaderModel, default_model
 from vision.coins import (CoinReading, coin_reliability, coin_track_features, count_from_probabilities, doubt_empty_track,
-                          track_match)
+                          most_coins, track_match)
 from vision.features import cell_features, paper_ring
 from vision.grid import DOUBT_U, PX, GridFit, fit_grid, line_image, sample_cells, shifted_fit
 from vision.layout import GRID
@@ -160,8 +160,8 @@ def read_image(loaded: LoadedPhoto, side: str | None = None, model: ReaderModel 
         confidence[r][c] = float(p[k])
         probabilities[r][c] = {cls.value: round(float(v), 4) for cls, v in zip(CELL_CLASSES, p)}
     sheet = Sheet(orientation.side, tuple(tuple(row) for row in grid_terrain))  # its coins are read next
-    coins = _read_coins(image, upright, paper, orientation.side, model)
-    coins = doubt_empty_track(coins, len(sheet.drawn_cells()))  # a full track can look empty
+    drawn = len(sheet.drawn_cells())  # bounds the count; with many, a read of 0 may be a full track
+    coins = doubt_empty_track(_read_coins(image, upright, paper, orientation.side, model, drawn), drawn)
     threshold, unfamiliar = model.sheet_threshold(probs.max(axis=1))
     misplaced = [(r, c) for (r, c) in drawable if cell_doubt(upright, r, c) > DOUBT_U]
     low = sorted({(r, c) for (r, c) in drawable if confidence[r][c] < threshold} | set(misplaced))
@@ -195,11 +195,11 @@ def cell_doubt(upright: GridFit, r: int, c: int) -> float:
     return float(upright.crossing_doubt[r:r + 2, c:c + 2].max())
 
 
-def _read_coins(image: np.ndarray, upright: GridFit, paper, side: str, model: ReaderModel) -> CoinReading:
+def _read_coins(image: np.ndarray, upright: GridFit, paper, side: str, model: ReaderModel, drawn: int) -> CoinReading:
     """Coin count from the coin classifier's per-coin probabilities (``side``: whose mountain coins are
-    the reference for an unmarked coin)."""
+    the reference for an unmarked coin; ``drawn``: the sheet's drawn cells as read, which bound the count)."""
     feats = coin_track_features(image, upright, paper, side)
-    return count_from_probabilities(model.coin_probabilities(feats), coin_reliability(feats))
+    return count_from_probabilities(model.coin_probabilities(feats), coin_reliability(feats), most=most_coins(drawn))
 
 
 def _warnings(loaded: LoadedPhoto, upright: GridFit, cells: np.ndarray, orientation: Orientation,
