@@ -537,3 +537,26 @@ def test_a_blank_sheet_beside_it_does_not_hide_the_users_marker_filled_sheet() -
     cell = np.linalg.norm(truth[0, 1] - truth[0, 0])
     errs = [np.linalg.norm(np.rot90(pts, k, axes=(0, 1)) - truth, axis=2).max() for k in range(4)]
     assert min(errs) / cell < 0.2
+
+
+# ---- re-anchoring on a third of the sheet (session 10, grid-local) ------------------------------------------
+def test_a_lattice_slid_off_over_most_of_the_sheet_is_reanchored_on_its_few_sure_crossings(monkeypatch) -> None:
+    """Columns 3-11 slid progressively off (1.2 u at the last: onto a cloth's stripes beyond the frame), only
+    the 36 crossings of columns 0-2 sure: too few for the usual re-anchoring (``MIN_SURE``), enough for the
+    second tier, which brings every crossing within 0.1 u."""
+    photo, truth = warped_sheet("A", 1, seed=3, tilt=30.0)
+    slid = columns_moved(truth, 1.2 * np.clip((np.arange(12) - 2) / 9, 0, None))
+    doubt = np.full((12, 12), 2 * grid.DOUBT_U)
+    doubt[:, :3] = 0.0
+    assert grid._sure_tiers(doubt) == [[], list(grid.SURE_U)]
+    dark = grid.line_image(photo)
+
+    def found_score() -> float:
+        return grid.lattice_score(dark, slid)
+
+    reanchored = grid._reanchored(photo, dark, slid, doubt, grid.SURE_U[0], found_score)
+    assert reanchored is not None
+    assert worst_error_u(reanchored[0], truth) < 0.1
+    assert (reanchored[2] > grid.DOUBT_U).sum() < (doubt > grid.DOUBT_U).sum()
+    monkeypatch.setattr(grid, "MIN_SURE_FEW", grid.MIN_SURE)  # before session 10
+    assert grid._reanchored(photo, dark, slid, doubt, grid.SURE_U[0], found_score) is None

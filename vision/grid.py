@@ -1162,7 +1162,8 @@ def _finish(image: np.ndarray, found: tuple[np.ndarray, np.ndarray, float]) -> G
     Where a patch of crossings disagrees with its snaps (:func:`crossing_doubt` over ``DOUBT_U``:
     the found homography is off there by more than the final search reaches, e.g. a corner
     stretched by curl or a finger), the homography is re-anchored on the crossings in no doubt
-    and the crossings are snapped again from it (:func:`_reanchored`); where some are still
+    and the crossings are snapped again from it (:func:`_reanchored`; on fewer of them only when
+    that fails: :func:`_sure_tiers`); where some are still
     doubted, a side the lattice overshot by a line is pulled in (:func:`_side_pulled`) or the
     lattice is refitted on thin lines (:func:`_thin_refit`; :func:`_locally_corrected`).
     """
@@ -1173,10 +1174,12 @@ def _finish(image: np.ndarray, found: tuple[np.ndarray, np.ndarray, float]) -> G
     doubt = crossing_doubt(snapped, strength, disp)
     if (doubt > DOUBT_U).any():
         found_score = functools.cache(lambda: lattice_score(darkest, pts))  # once for all tries, only if needed
-        tries = [_reanchored(image, darkest, pts, doubt, sure_u, found_score) for sure_u in SURE_U]
-        tries = [t for t in tries if t is not None]
-        if tries:
-            pts, disp, doubt = min(tries, key=lambda t: (t[2] > DOUBT_U).sum())
+        for tier in _sure_tiers(doubt):
+            tries = [_reanchored(image, darkest, pts, doubt, sure_u, found_score) for sure_u in tier]
+            tries = [t for t in tries if t is not None]
+            if tries:
+                pts, disp, doubt = min(tries, key=lambda t: (t[2] > DOUBT_U).sum())
+                break
         if (doubt > DOUBT_U).any():
             pts, disp, doubt = _locally_corrected(image, darkest, pts, disp, doubt)
     residual = float(np.median(np.linalg.norm(disp, axis=2)))
@@ -1195,18 +1198,33 @@ def shifted_fit(image: np.ndarray, fit: GridFit, rows: int, cols: int) -> GridFi
 
 
 SURE_U = (0.04, 0.05, 0.07)  # crossings under this doubt re-anchor the homography (each tried) …
-MIN_SURE = 48  # … when there are at least this many of them
+MIN_SURE = 48  # … when there are at least this many of them; when none of those is kept …
+#: … with this many (the rest of the sheet slid a line or more off: a bowed sheet's rows onto a gingham cloth's
+#: stripes, a stain on curled paper; 17-45 sure crossings there, all within 0.07 u)
+MIN_SURE_FEW = 16
+SURE_SPAN = 3  # the sure crossings must cover this many rows and columns (a homography through one line is none)
 SURE_MOVE_U = 0.1  # … and none of them may move further (a wrong re-anchoring drags some 0.25 u)
 REANCHOR_KEEPS_SCORE = 1.0  # the re-anchored lattice's line score must keep this share of the first one's
+
+
+def _sure_tiers(doubt: np.ndarray) -> list[list[float]]:
+    """The ``SURE_U`` thresholds to re-anchor on, in two tiers tried in turn: those with ``MIN_SURE``
+    crossings in no doubt or more, then those with ``MIN_SURE_FEW`` or more (a homography through a
+    third of the sheet is kept only when the one through half of it is not)."""
+    counts = [int((doubt < sure_u).sum()) for sure_u in SURE_U]
+    return [[u for u, n in zip(SURE_U, counts) if n >= MIN_SURE],
+            [u for u, n in zip(SURE_U, counts) if MIN_SURE_FEW <= n < MIN_SURE]]
 
 
 def _reanchored(image: np.ndarray, darkest: np.ndarray, pts: np.ndarray, doubt: np.ndarray, sure_u: float,
                 found_score: Callable[[], float]):
     """Snap again from a homography through the crossings in no doubt (under ``sure_u``); ``None``
     unless it is better: fewer doubted crossings, the sure ones not moved, the lattice not weaker
-    than ``found_score()`` (``pts``'s line score) and the mountains not contradicting it."""
+    than ``found_score()`` (``pts``'s line score) and the mountains not contradicting it; through
+    fewer than ``MIN_SURE`` crossings, its thin-line score (:func:`thin_line_score`) not lower either."""
     sure = doubt < sure_u
-    if sure.sum() < MIN_SURE:
+    rows, cols = np.nonzero(sure)
+    if sure.sum() < MIN_SURE_FEW or min(len(set(rows)), len(set(cols))) < SURE_SPAN:
         return None
     ideal = ideal_intersections()
     hom, _ = cv2.findHomography(ideal[sure].reshape(-1, 2), pts[sure].reshape(-1, 2).astype(np.float64), 0)
@@ -1228,6 +1246,8 @@ def _reanchored(image: np.ndarray, darkest: np.ndarray, pts: np.ndarray, doubt: 
     if (lattice_score(darkest, new_pts) < REANCHOR_KEEPS_SCORE * found_score()
             or _mountain_separation(image, new_pts) < 0):
         return None
+    if sure.sum() < MIN_SURE and thin_line_score(darkest, new_pts) < thin_line_score(darkest, pts):
+        return None  # through a third of the sheet: its thin lines must agree too (strokes fool the line score)
     return new_pts, disp, new_doubt
 
 
