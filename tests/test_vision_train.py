@@ -12,20 +12,41 @@ from vision.classify import CELL_CLASSES, CONTEXT_FEATURES, load_model, save_mod
 from vision.features import CELL_FEATURE_NAMES
 from vision.synth import BACKGROUND_FAMILIES, STYLE_FAMILIES
 from scoring.sheet import Sheet
-from vision.train import JITTER_MAX_U, TRAIN_SEED_BASE, TrainConfig, jittered_grid, train, training_jobs, truth_sheet
+from vision.train import (GLARE_RANGE, JITTER_MAX_U, TRAIN_SEED_BASE, PhotoJob, TrainConfig, jittered_grid, photo_samples,
+                          train, training_jobs, truth_sheet)
 
 
 def test_training_photos_cover_every_style_outside_the_held_out_families() -> None:
     cfg = TrainConfig(seed=3, photos=6000)
     jobs = training_jobs(cfg)
-    styles = Counter(style for _, style, _, _ in jobs)
+    styles = Counter(job.style for job in jobs)
     held_out = set(STYLE_FAMILIES[cfg.holdout_style_family])
     assert set(styles) == {s for names in STYLE_FAMILIES.values() for s in names} - held_out
     assert max(styles.values()) < 1.15 * min(styles.values())  # drawn uniformly
-    assert not {bg for _, _, bg, _ in jobs} & set(BACKGROUND_FAMILIES[cfg.holdout_background_family])
-    assert all(1.0 <= mp <= cfg.max_megapixels for *_, mp in jobs)
-    assert [seed for seed, *_ in jobs] == list(range(TRAIN_SEED_BASE + 30_000, TRAIN_SEED_BASE + 36_000))
+    assert not {job.background for job in jobs} & set(BACKGROUND_FAMILIES[cfg.holdout_background_family])
+    assert all(1.0 <= job.megapixels <= cfg.max_megapixels for job in jobs)
+    assert [job.seed for job in jobs] == list(range(TRAIN_SEED_BASE + 30_000, TRAIN_SEED_BASE + 36_000))
     assert training_jobs(cfg) == jobs  # the seed decides everything
+
+
+def test_a_share_of_training_photos_gets_glare_and_the_rest_stays_as_it_was() -> None:
+    cfg = TrainConfig(seed=3, photos=6000)
+    jobs = training_jobs(cfg)
+    glare = np.array([job.glare for job in jobs])
+    assert abs((glare > 0).mean() - cfg.glare_share) < 0.015
+    assert ((glare == 0) | ((glare >= GLARE_RANGE[0]) & (glare <= GLARE_RANGE[1]))).all()
+    without = training_jobs(replace(cfg, glare_share=0.0))  # glare is drawn apart: nothing else moves
+    assert all(job.glare == 0.0 for job in without)
+    assert [job._replace(glare=0.0) for job in jobs] == without
+
+
+def test_a_glare_job_makes_its_photo_with_glare() -> None:
+    job = PhotoJob(TRAIN_SEED_BASE + 5, "colour-symbols", "white-table", 1.0, 0.0)
+    plain = photo_samples((job, False))
+    lit = photo_samples((job._replace(glare=0.45), False))
+    assert plain["seed"] == lit["seed"] and (plain["copies"][0][1] == lit["copies"][0][1]).all()  # same sheet
+    # the photo is otherwise the same seed's (make_photo is deterministic), so any change is the glare's
+    assert np.abs(lit["copies"][0][0] - plain["copies"][0][0]).mean() > 0.05
 
 
 def test_a_tiny_training_run_gives_a_loadable_model(tmp_path) -> None:
