@@ -30,7 +30,7 @@ def test_training_photos_cover_every_style_outside_the_held_out_families() -> No
 
 
 def test_a_share_of_training_photos_gets_glare_and_the_rest_stays_as_it_was() -> None:
-    cfg = TrainConfig(seed=3, photos=6000)
+    cfg = TrainConfig(seed=3, photos=6000, glare_share=0.1)
     jobs = training_jobs(cfg)
     glare = np.array([job.glare for job in jobs])
     assert abs((glare > 0).mean() - cfg.glare_share) < 0.015
