@@ -12,7 +12,8 @@ from vision.classify import CELL_CLASSES, CONTEXT_FEATURES, load_model, save_mod
 from vision.features import CELL_FEATURE_NAMES
 from vision.synth import BACKGROUND_FAMILIES, STYLE_FAMILIES
 from scoring.sheet import Sheet
-from vision.train import (GLARE_RANGE, JITTER_MAX_U, TRAIN_SEED_BASE, PhotoJob, TrainConfig, jittered_grid, photo_samples,
+from vision.synth.photo import GLARE_RANGE
+from vision.train import (JITTER_MAX_U, TRAIN_SEED_BASE, PhotoJob, TrainConfig, jittered_grid, photo_samples,
                           train, training_jobs, truth_sheet)
 
 

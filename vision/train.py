@@ -48,7 +48,6 @@ MAX_TRAIN_GRID_ERROR_U = 0.3
 JITTER_MAX_U = 0.15  # the largest smooth misplacement of a jittered copy: found grids are mostly within 0.1 u
 JITTER_NOISE_U = 0.015  # and each crossing's own snap noise
 FLAG_ERRORS_SHARE = 0.97  # the threshold flags this share of validation errors
-GLARE_RANGE = (0.15, 0.45)  # the generator's own glare strengths (vision.synth.photo.sample_conditions)
 
 
 @dataclass
@@ -296,6 +295,8 @@ def low_confidence_threshold(confidence: np.ndarray, correct: np.ndarray, share:
 def training_jobs(cfg: TrainConfig) -> list[PhotoJob]:
     """Every training photo: styles and backgrounds outside the held-out families, each drawn
     uniformly; ``cfg.glare_share`` of them with glare (drawn apart, so the rest does not change)."""
+    from vision.synth.photo import GLARE_RANGE  # the generator's own glare strengths
+
     rng, glare_rng = np.random.default_rng(cfg.seed), np.random.default_rng([cfg.seed, 1])
     styles, backgrounds = allowed_styles(cfg), allowed_backgrounds(cfg)
     jobs = []

@@ -43,6 +43,9 @@ class SynthPhoto:
 
 # ---- conditions -----------------------------------------------------------------------------
 
+GLARE_RANGE = (0.15, 0.45)  # a lamp's hotspot: the light it adds, as a share of full white
+
+
 def sample_conditions(rng: np.random.Generator, style: str) -> dict[str, Any]:
     """Random capture conditions for one photo (all JSON-friendly numbers and strings)."""
     mp = float(np.exp(rng.uniform(np.log(1.0), np.log(12.0))))
@@ -74,7 +77,7 @@ def sample_conditions(rng: np.random.Generator, style: str) -> dict[str, Any]:
         "light_angle_deg": round(float(rng.uniform(0, 360)), 2),
         "shadow": round(float(rng.uniform(0.1, 0.5) if rng.random() < 0.5 else 0.0), 3),
         "white_balance": [round(float(v), 3) for v in white_balance(rng)],
-        "glare": round(float(rng.uniform(0.15, 0.45) if marker and rng.random() < 0.4 else 0.0), 3),
+        "glare": round(float(rng.uniform(*GLARE_RANGE) if marker and rng.random() < 0.4 else 0.0), 3),
         "graphite_sheen": round(float(rng.uniform(0.2, 0.6) if rng.random() < 0.3 else 0.0), 3),
         "defocus_px": round(float(rng.uniform(0, 2.2) if rng.random() < 0.6 else 0.0), 2),
         "motion_px": round(float(rng.uniform(1, 9) if rng.random() < 0.25 else 0.0), 2),
