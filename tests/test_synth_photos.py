@@ -12,6 +12,7 @@ from api.cli import main
 from scoring.sheet import Sheet
 from vision.synth import BACKGROUND_FAMILIES, STYLE_FAMILIES, make_photo, render_sheet
 from vision.synth.maps import random_sheet
+from vision.synth.photo import GEOMETRY_CONDITIONS, retake
 
 
 def test_same_seed_same_photo_and_other_seed_other_photo():
@@ -26,6 +27,21 @@ def test_fast_linspace_is_numpy_linspace_bit_for_bit(stop, n):
     from vision.synth.ink import _linspace
 
     assert np.array_equal(_linspace(stop, n), np.linspace(0, stop, n))
+
+
+def test_a_retake_shows_the_same_drawing_from_the_same_place_in_another_light():
+    first = make_photo(11, megapixels=1.0, style="colour-shading")
+    again, other = retake(first, 1), retake(first, 2)
+    assert retake(first, 1).jpeg == again.jpeg  # the same take is the same photo
+    assert len({first.jpeg, again.jpeg, other.jpeg}) == 3
+    for photo in (again, other):
+        assert photo.truth["sheet"] == first.truth["sheet"]
+        assert photo.truth["intersections"] == first.truth["intersections"]
+        assert all(photo.truth["conditions"][k] == first.truth["conditions"][k] for k in GEOMETRY_CONDITIONS)
+    light = [k for k in first.truth["conditions"] if k not in GEOMETRY_CONDITIONS]
+    assert sum(again.truth["conditions"][k] != first.truth["conditions"][k] for k in light) >= len(light) // 2
+    with pytest.raises(ValueError, match="take >= 1"):
+        retake(first, 0)
 
 
 @pytest.mark.parametrize("family", sorted(STYLE_FAMILIES))

@@ -50,6 +50,25 @@ def test_a_glare_job_makes_its_photo_with_glare() -> None:
     assert np.abs(lit["copies"][0][0] - plain["copies"][0][0]).mean() > 0.05
 
 
+def test_a_drawn_sheet_taken_twice_gives_one_record_with_both_photos() -> None:
+    job = PhotoJob(TRAIN_SEED_BASE + 6, "graphite-symbols", "white-table", 1.0, 0.0)
+    once = photo_samples((job, False))
+    twice = photo_samples((job._replace(takes=2), False))
+    assert twice["seed"] == once["seed"] and len(twice["copies"]) == 2 * len(once["copies"]) == 4
+    for (x1, y1), (x2, y2) in zip(once["copies"], twice["copies"]):  # the first take is the photo itself
+        assert np.array_equal(x1, x2) and np.array_equal(y1, y2)
+    (x_true, y_true), (x_retake, y_retake) = twice["copies"][0], twice["copies"][2]
+    assert np.array_equal(y_true, y_retake)  # the same drawing, so the same labels …
+    assert np.abs(x_retake - x_true).mean() > 0.05  # … under other light, blur and noise
+    assert len(twice["yc"]) == len(twice["Xc"]) == 2 * len(once["yc"])
+    # validation photos meet the finder once, whatever the job says
+    assert len(photo_samples((job._replace(takes=2), True))["copies"]) == len(photo_samples((job, True))["copies"])
+
+
+def test_training_jobs_carry_the_configured_takes() -> None:
+    assert {job.takes for job in training_jobs(TrainConfig(photos=20, takes=2))} == {2}
+
+
 def test_a_tiny_training_run_gives_a_loadable_model(tmp_path) -> None:
     cfg = TrainConfig(seed=7, photos=8, workers=2, epochs=3, max_iter=10, max_megapixels=1.0, networks=3)
     model = train(cfg, log=lambda *_: None)
@@ -59,9 +78,10 @@ def test_a_tiny_training_run_gives_a_loadable_model(tmp_path) -> None:
     for net in loaded.shape:  # the layers asked for, kept in half precision to keep the file small
         assert [w.shape[1] for w in net[-1].coefs_[:-1]] == list(cfg.hidden_layers)
         assert all(w.dtype == np.float16 for w in net[-1].coefs_ + net[-1].intercepts_)
-    sheet = np.random.default_rng(0).normal(size=(20, len(CELL_FEATURE_NAMES))).astype(np.float32)
+    sheet = np.random.default_rng(0).normal(size=(116, len(CELL_FEATURE_NAMES))).astype(np.float32)
+    sheet[:, CELL_FEATURE_NAMES.index("side_b")] = 0.0  # one whole side-A sheet: the context stage reads neighbours
     proba = loaded.cell_probabilities(sheet)
-    assert proba.shape == (20, len(CELL_CLASSES))
+    assert proba.shape == (116, len(CELL_CLASSES))
     assert np.allclose(proba.sum(axis=1), 1.0)
     # the sheet-context stage was fitted, saved and loaded, and takes part in every reading
     assert loaded.context is not None and loaded.context_scale.shape == (len(CONTEXT_FEATURES),)

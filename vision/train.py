@@ -34,7 +34,7 @@ from typing import NamedTuple
 import numpy as np
 
 from scoring.sheet import Sheet
-from vision.classify import (CELL_CLASSES, ReaderModel, context_scale, full_proba, save_model, sheet_context,
+from vision.classify import (CELL_CLASSES, ReaderModel, context_inputs, context_scale, full_proba, save_model,
                              single_thread)
 from vision.coins import coin_training_features
 from vision.features import CELL_FEATURE_NAMES, cell_features, paper_ring
@@ -66,6 +66,9 @@ class TrainConfig:
     # dev 8's glare cells far better but the benchmark's sheets exact worse: not shipped (reader-history.md,
     # "Session 10: glare in training")
     glare_share: float = 0.0
+    # photos of each drawn sheet, the later ones retakes (new light, blur, noise, JPEG, table). 2 read dev cells
+    # 3 % better at the same generating time but cost 1.8 × the network time: not used (reader-history.md, session 11)
+    takes: int = 1
     validation_share: float = 0.15
     max_iter: int = 300  # coin boosting
     context_max_iter: int = 150  # sheet-context boosting (300 read dev cells no better and doubled the file)
@@ -154,6 +157,7 @@ class PhotoJob(NamedTuple):
     background: str
     megapixels: float
     glare: float
+    takes: int = 1  # photos of the one drawn sheet (vision.synth.photo.retake); validation photos use the first
 
 
 def photo_samples(args: tuple[PhotoJob, bool]) -> dict:
@@ -165,11 +169,25 @@ def photo_samples(args: tuple[PhotoJob, bool]) -> dict:
 
     cv2.setNumThreads(1)
     from vision.synth import make_photo
+    from vision.synth.photo import retake
 
     job, validation = args
-    photo_seed = job.seed
-    photo = make_photo(photo_seed, style=job.style, background=job.background, megapixels=job.megapixels,
+    photo = make_photo(job.seed, style=job.style, background=job.background, megapixels=job.megapixels,
                        condition={"glare": job.glare} if job.glare else None)
+    if validation:
+        return _photo_samples(photo, True)
+    takes = [_photo_samples(photo, False)] + [_photo_samples(retake(photo, k), False, k) for k in range(1, job.takes)]
+    out = takes[0]
+    for more in takes[1:]:  # one record per drawn sheet, so a sheet's photos stay on one side of every split
+        out["copies"] += more["copies"]
+        for key in ("Xc", "yc", "Xc_relit"):
+            out[key] = np.concatenate([out[key], more[key]])
+    return out
+
+
+def _photo_samples(photo, validation: bool, take: int = 0) -> dict:
+    """:func:`photo_samples` of one photo (``take``: which retake of its drawing, for the jitter's draws)."""
+    photo_seed = photo.truth["seed"]
     truth = photo.truth
     sheet = truth_sheet(truth)
     loaded = load_photo(photo.jpeg)
@@ -178,9 +196,9 @@ def photo_samples(args: tuple[PhotoJob, bool]) -> dict:
     copies = [_cell_samples(loaded.image, true_fit, sample_cells(loaded.image, true_fit), sheet)]
     coin_fit, paper = true_fit, copies[0][2]
     if not validation:
-        moved = jittered_grid(true_pts, np.random.default_rng([photo_seed, 1]))
+        moved = jittered_grid(true_pts, np.random.default_rng([photo_seed, 1] + [take] * (take > 0)))
         copies.append(_cell_samples(loaded.image, moved, sample_cells(loaded.image, moved), sheet))
-        return _samples(photo_seed, "jittered", copies, loaded, moved, copies[1][2], truth, sheet)  # coins: as found
+        return _samples(photo_seed, "jittered", copies, loaded, moved, copies[1][2], truth, sheet, take)  # coins: as found
     status = "found"
     try:
         located = locate(loaded)
@@ -196,10 +214,10 @@ def photo_samples(args: tuple[PhotoJob, bool]) -> dict:
 
 
 def _samples(photo_seed: int, status: str, copies: list, loaded, coin_fit: GridFit, paper, truth: dict,
-             sheet: Sheet) -> dict:
+             sheet: Sheet, take: int = 0) -> dict:
     """One photo's training record: its cell copies and its coin features (see :func:`photo_samples`)."""
     coin_feats, relit = coin_training_features(loaded.image, coin_fit, paper, sheet.side,
-                                               np.random.default_rng(photo_seed))
+                                               np.random.default_rng([photo_seed] + [take] * (take > 0)))
     coin_labels = (np.arange(len(coin_feats)) < int(truth.get("coins", sheet.coins))).astype(int)
     return {"seed": photo_seed, "status": status, "copies": [(x, y) for x, y, _ in copies],
             "Xc": coin_feats, "yc": coin_labels, "Xc_relit": relit}
@@ -277,7 +295,7 @@ def fit_context(photos: list[dict], nets: list, cfg: TrainConfig, log=print) -> 
     scale = context_scale(np.concatenate([x for _, x, _ in sheets]))
     other = {h: [n for k, n in enumerate(nets) if k % 2 != h] for h in (0, 1)}
     t0 = time.time()
-    rows = [sheet_context(x, np.mean([full_proba(n, x) for n in other[h]], axis=0), scale) for h, x, _ in sheets]
+    rows = [context_inputs(x, np.mean([full_proba(n, x) for n in other[h]], axis=0), scale) for h, x, _ in sheets]
     context = _fit(np.concatenate(rows), np.concatenate([y for _, _, y in sheets]), cfg, max_leaf_nodes=15,
                    max_iter=cfg.context_max_iter)
     log(f"  sheet context: {context.n_iter_} iterations, {time.time() - t0:.0f} s")
@@ -304,7 +322,7 @@ def training_jobs(cfg: TrainConfig) -> list[PhotoJob]:
         style, background = styles[int(rng.integers(len(styles)))], backgrounds[int(rng.integers(len(backgrounds)))]
         megapixels = float(rng.uniform(1.0, cfg.max_megapixels))
         glare = round(float(glare_rng.uniform(*GLARE_RANGE)), 3) if glare_rng.random() < cfg.glare_share else 0.0
-        jobs.append(PhotoJob(TRAIN_SEED_BASE + 10_000 * cfg.seed + i, style, background, megapixels, glare))
+        jobs.append(PhotoJob(TRAIN_SEED_BASE + 10_000 * cfg.seed + i, style, background, megapixels, glare, cfg.takes))
     return jobs
 
 

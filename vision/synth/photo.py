@@ -359,6 +359,41 @@ def make_photo(seed: int, *, sheet: Sheet | None = None, style: str | None = Non
     return SynthPhoto(jpegs[0], truth, drawn, jpegs[1] if no_ink_twin else None)
 
 
+#: the conditions that place the camera and shape the paper: a retake keeps them, so the drawn sheet's
+#: render resolution still suits the camera
+GEOMETRY_CONDITIONS = ("megapixels", "aspect", "landscape", "paper", "tilt_deg", "azimuth_deg", "roll_deg",
+                       "hfov_deg", "fill", "offset", "k1", "k2", "bow_u", "bow_axis_deg", "curl_u", "curl_axis_deg",
+                       "fold_u", "fold_axis_deg", "fold_offset_u")
+
+
+def retake(photo: SynthPhoto, take: int, condition: dict | None = None) -> SynthPhoto:
+    """The same drawn sheet shot again from the same place: new light, shadow, white balance, blur,
+    noise, exposure, JPEG, fingers and table (``take`` ≥ 1 picks the draws; ``condition`` pins some).
+
+    Drawing the sheet is most of a photo's cost, so a retake gives training another photo for about
+    half the price (``vision.train``, ``TrainConfig.takes``; measured in session 11 and not worth it
+    yet: docs/reader-history.md, "Session 11: retakes").
+
+    >>> first = make_photo(5, megapixels=1.0, style="colour-symbols")
+    >>> again = retake(first, 1)
+    >>> again.truth["intersections"] == first.truth["intersections"], again.jpeg != first.jpeg
+    (True, True)
+    """
+    if take < 1 or photo.drawn is None:
+        raise ValueError("a retake needs take >= 1 and a photo made with its drawn sheet")
+    truth = photo.truth
+    cond_rng, rng = (np.random.default_rng(s) for s in np.random.SeedSequence([truth["seed"], take]).spawn(2))
+    cond = sample_conditions(cond_rng, truth["style"])
+    cond.update({k: truth["conditions"][k] for k in GEOMETRY_CONDITIONS})
+    cond.update(condition or {})
+    camera = camera_for(cond)
+    img, tips = scene(photo.drawn, camera, truth["background"], cond, rng)
+    jpeg = capture([img], camera, cond, rng)[0]
+    new_truth = photo_truth(photo.drawn, camera, cond, truth["style"], truth["background"], truth["map_source"],
+                            truth["seed"], truth["render_px_per_u"], tips)
+    return SynthPhoto(jpeg, new_truth, photo.drawn)
+
+
 def without_ink(drawn: DrawnSheet) -> DrawnSheet:
     """The sheet as printed, before the player drew on it; a zero graphite layer keeps the sheen's draws."""
     graphite = None if drawn.graphite is None else np.zeros_like(drawn.graphite)
