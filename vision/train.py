@@ -187,8 +187,8 @@ def photo_samples(args: tuple[PhotoJob, bool]) -> dict:
 
 def _photo_samples(photo, validation: bool, take: int = 0) -> dict:
     """:func:`photo_samples` of one photo (``take``: which retake of its drawing, for the jitter's draws)."""
-    photo_seed = photo.truth["seed"]
     truth = photo.truth
+    photo_seed = truth["seed"]
     sheet = truth_sheet(truth)
     loaded = load_photo(photo.jpeg)
     true_pts = np.asarray(truth["intersections"], float) / loaded.scale
@@ -196,7 +196,7 @@ def _photo_samples(photo, validation: bool, take: int = 0) -> dict:
     copies = [_cell_samples(loaded.image, true_fit, sample_cells(loaded.image, true_fit), sheet)]
     coin_fit, paper = true_fit, copies[0][2]
     if not validation:
-        moved = jittered_grid(true_pts, np.random.default_rng([photo_seed, 1] + [take] * (take > 0)))
+        moved = jittered_grid(true_pts, _take_rng(photo_seed, take, 1))
         copies.append(_cell_samples(loaded.image, moved, sample_cells(loaded.image, moved), sheet))
         return _samples(photo_seed, "jittered", copies, loaded, moved, copies[1][2], truth, sheet, take)  # coins: as found
     status = "found"
@@ -213,11 +213,17 @@ def _photo_samples(photo, validation: bool, take: int = 0) -> dict:
     return _samples(photo_seed, status, copies, loaded, coin_fit, paper, truth, sheet)
 
 
+def _take_rng(photo_seed: int, take: int, *stream: int) -> np.random.Generator:
+    """The draws of one of a photo's streams; a retake (``take`` ≥ 1) gets its own, the first take the
+    photo's as before retakes existed."""
+    return np.random.default_rng([photo_seed, *stream] + [take] * (take > 0))
+
+
 def _samples(photo_seed: int, status: str, copies: list, loaded, coin_fit: GridFit, paper, truth: dict,
              sheet: Sheet, take: int = 0) -> dict:
     """One photo's training record: its cell copies and its coin features (see :func:`photo_samples`)."""
     coin_feats, relit = coin_training_features(loaded.image, coin_fit, paper, sheet.side,
-                                               np.random.default_rng([photo_seed] + [take] * (take > 0)))
+                                               _take_rng(photo_seed, take))
     coin_labels = (np.arange(len(coin_feats)) < int(truth.get("coins", sheet.coins))).astype(int)
     return {"seed": photo_seed, "status": status, "copies": [(x, y) for x, y, _ in copies],
             "Xc": coin_feats, "yc": coin_labels, "Xc_relit": relit}
