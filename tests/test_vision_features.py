@@ -6,8 +6,8 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.features import (CELL_FEATURE_NAMES, HOG_BINS, HOG_REGIONS, LAYOUT_REGIONS, PALETTES, THUMBS, cell_features,
-                             paper_model, paper_ring)
+from vision.features import (CELL_FEATURE_NAMES, HOG_BINS, HOG_REGIONS, LAYOUT_REGIONS, PALETTES, REFERENCE_LAB,
+                             REFERENCE_PAPER_BGR, THUMBS, _lab, cell_features, paper_model, paper_ring)
 from vision.layout import GRID
 
 PX = 32
@@ -39,6 +39,12 @@ def shape_part(feats: np.ndarray, cell: tuple[int, int]) -> tuple[np.ndarray, np
     n = THUMBS[-1]  # the finer thumbnail
     thumb_at = CELL_FEATURE_NAMES.index(f"thumb{n}_0")
     return hog, row[thumb_at:thumb_at + n * n].reshape(n, n)
+
+
+def test_the_written_out_reference_lab_is_the_reference_paper_in_lab() -> None:
+    """REFERENCE_LAB is a constant (so importing costs no OpenCV table set-up); it must stay the paper's Lab."""
+    np.testing.assert_allclose(REFERENCE_LAB, _lab(REFERENCE_PAPER_BGR.reshape(1, 1, 3))[0, 0], atol=0.05)
+    assert REFERENCE_LAB.dtype == np.float32
 
 
 def test_feature_names_match_the_features() -> None:

@@ -497,6 +497,22 @@ def test_thin_line_fit_gives_up_where_no_lattice_of_lines_is() -> None:
     assert grid._thin_line_fit(grid.line_image(table), hom) is None
 
 
+def test_rescue_does_not_refine_a_candidate_that_shows_no_lines(monkeypatch) -> None:
+    """Over a bare table neither the candidate nor its strip fit shows thin lines (under ``THIN_REFINE_FROM``),
+    so the rescue skips the costly refinement (most of a no-sheet photo's time); on the sheet, the same
+    placement 0.3 u off is still refined or re-fitted and rescued."""
+    photo, truth, hom = marker_sheet(seed=7)
+    table = cv2.add(np.full_like(photo, 90), np.random.default_rng(3).integers(0, 40, photo.shape, dtype=np.uint8))
+    zero = np.zeros((12, 12, 2))
+    off_hom, off_pts = _moved(hom, np.array([0.3, -0.25]))
+    refined = []
+    refine = grid._refine_coarse_to_fine
+    monkeypatch.setattr(grid, "_refine_coarse_to_fine", lambda *a, **k: refined.append(1) or refine(*a, **k))
+    assert grid._thin_line_rescue(table, [(off_hom, off_pts, zero, False)]) is None
+    assert refined == []
+    assert grid._thin_line_rescue(photo, [(off_hom, off_pts, zero, False)]) is not None
+
+
 # ---- the user's sheet, not the one lying beside it (session 9, secondsheet9) ----------------------
 def _lattice_candidate(origin: tuple[float, float], cell: float, score: float, separation: float,
                        shape: tuple[int, int]) -> grid._Candidate:

@@ -43,7 +43,9 @@ def _lab(bgr01: np.ndarray) -> np.ndarray:
     return cv2.cvtColor(np.clip(bgr01, 0, 1).astype(np.float32), cv2.COLOR_BGR2Lab)
 
 
-REFERENCE_LAB = _lab(REFERENCE_PAPER_BGR.reshape(1, 1, 3))[0, 0]
+#: ``_lab(REFERENCE_PAPER_BGR)``, written out: OpenCV's first float Lab conversion builds its tables (0.1 s),
+#: which a photo with no sheet never needs (tests/test_vision_features.py checks the two agree)
+REFERENCE_LAB = np.array([75.927734375, 4.109375, 13.359375], dtype=np.float32)
 
 
 def _design(rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
