@@ -116,6 +116,22 @@ def test_python_dash_m_reports_a_user_error_like_the_installed_command(tmp_path)
     assert done.stderr.strip() == "cartographers read: no map grid found"
 
 
+def test_help_lists_every_command_without_loading_the_database_or_the_solver() -> None:
+    """``cartographers --help`` imports every command module to list it; the game and validate commands
+    import SQLAlchemy and OR-Tools (about 0.9 s) only when they run."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from api.cli import main\n"
+            "try: main(['--help'])\n"
+            "except SystemExit: pass\n"
+            "print(sorted(m for m in ('sqlalchemy', 'ortools', 'pandas') if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "game" in done.stdout and "validate" in done.stdout
+    assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
 class _Unreadable(Exception):
     code, message = "no-grid", "no map grid found"
 

@@ -405,12 +405,33 @@ def _median(a: np.ndarray, axis: int) -> np.ndarray:
     return s[..., n // 2] if n % 2 else (s[..., n // 2 - 1] + s[..., n // 2]) / 2
 
 
-def _interp_unit(values: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """``np.interp(x, arange(len(values)), values)`` for ``x`` inside [0, len − 1], the same numbers
-    at a fraction of the time (no search for the interval: the samples are one pixel apart)."""
+def _unit_steps(x: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Where positions ``x`` fall among ``n`` samples one pixel apart: (left sample, fraction past it)."""
+    j = np.clip(np.floor(x).astype(np.intp), 0, n - 2)
+    return j, x - j
+
+
+def _interp_at(values: np.ndarray, j: np.ndarray, frac: np.ndarray) -> np.ndarray:
+    """``np.interp(x, arange(len(values)), values)`` for ``x`` inside [0, len − 1], given
+    ``_unit_steps(x, len(values))``: the same numbers at a fraction of the time (no interval search)."""
     v = values.astype(np.float64)
-    j = np.clip(np.floor(x).astype(np.intp), 0, len(v) - 2)
-    return (v[j + 1] - v[j]) * (x - j) + v[j]
+    return (v[j + 1] - v[j]) * frac + v[j]
+
+
+@functools.lru_cache(maxsize=8)
+def _profile_hypotheses(px: int, margin: float, n: int) -> tuple[np.ndarray, ...]:
+    """The (spacing, offset) pairs :func:`_profile_fit` tries on a profile of ``n`` samples, each with
+    where it puts the 10 inner lines and the 11 mid-cells (:func:`_unit_steps`) and whether they all
+    fall inside the profile. The same for every candidate of a size, so built once."""
+    spacing, offset = np.meshgrid(np.linspace(0.92, 1.08, 65), np.linspace(-0.55, 0.55, 89), indexing="ij")
+    k = np.arange(1, GRID)
+    lines = (margin + offset[..., None] + spacing[..., None] * k) * px - 0.5
+    mids = (margin + offset[..., None] + spacing[..., None] * (np.arange(GRID) + 0.5)) * px - 0.5
+    valid = (lines.min(axis=-1) >= 0) & (mids.max(axis=-1) <= n - 1)
+    out = (spacing, offset, *_unit_steps(lines, n), *_unit_steps(mids, n), valid)
+    for arr in out:
+        arr.setflags(write=False)
+    return out
 
 
 def _profile_fit(profile: np.ndarray, px: int, margin: float) -> tuple[float, float, float, int]:
@@ -420,18 +441,13 @@ def _profile_fit(profile: np.ndarray, px: int, margin: float) -> tuple[float, fl
     line "stands out" when it is darker than both neighbouring mid-cells by half the mean
     line/mid-cell difference; a real lattice has all 10 inner lines standing out.
     """
-    n = len(profile)
     sigma = max(0.8, 0.08 * px)
     smooth = cv2.GaussianBlur(profile.astype(np.float32).reshape(1, -1), (0, 0), sigma).ravel()
-    spacing, offset = np.meshgrid(np.linspace(0.92, 1.08, 65), np.linspace(-0.55, 0.55, 89), indexing="ij")
-    k = np.arange(1, GRID)
-    lines = (margin + offset[..., None] + spacing[..., None] * k) * px - 0.5
-    mids = (margin + offset[..., None] + spacing[..., None] * (np.arange(GRID) + 0.5)) * px - 0.5
-    on = _interp_unit(smooth, lines)
-    off = _interp_unit(smooth, mids)
+    spacing, offset, j_on, f_on, j_off, f_off, valid = _profile_hypotheses(px, margin, len(profile))
+    on = _interp_at(smooth, j_on, f_on)
+    off = _interp_at(smooth, j_off, f_off)
     # medians: one frame line or a dark drawn stroke cannot make a wrong spacing win
     contrast = (_median(on, -1) + 1.0) / (_median(off, -1) + 1.0)
-    valid = (lines.min(axis=-1) >= 0) & (mids.max(axis=-1) <= n - 1)
     contrast = np.where(valid, contrast, 0.0)
     a, b = np.unravel_index(int(np.argmax(contrast)), contrast.shape)
     on_b, off_b = on[a, b], off[a, b]

@@ -10,12 +10,12 @@ import argparse
 import json
 from pathlib import Path
 
-from api import games
-from api.batch import read_sheet_file
 from api.cli import CliError
-from api.store import Store, sqlite_url
+from scoring.seasons import SEASONS as _SEASONS
 
-SEASONS = list(games.SEASON_NAMES)
+# api.games and api.store pull in SQLAlchemy (0.4 s): each action imports them when it runs, so
+# `cartographers --help` and the other commands do not wait for them
+SEASONS = [s.name for s in _SEASONS]
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -62,13 +62,17 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     ls.set_defaults(run=list_all)
 
 
-def open_store(args: argparse.Namespace) -> Store:
+def open_store(args: argparse.Namespace) -> "Store":  # noqa: F821 (imported when run)
+    from api.store import Store, sqlite_url
+
     return Store(sqlite_url(args.db) if args.db else None)
 
 
 def guarded(fn):
     """Game errors become one line on standard error (exit 3 for a rejected sheet, else 2)."""
     def run(args: argparse.Namespace) -> int:
+        from api import games
+
         try:
             return fn(args, open_store(args))
         except games.GameError as e:
@@ -84,6 +88,8 @@ def emit(args: argparse.Namespace, data: dict, text: str) -> int:
 
 @guarded
 def create(args, store) -> int:
+    from api import games
+
     setup = games.GameSetup(tuple(p.strip() for p in args.players.split(",")), args.side,
                             tuple(c.strip() for c in args.cards.split(",")), args.name)
     game = games.create_game(store, setup)
@@ -92,12 +98,17 @@ def create(args, store) -> int:
 
 @guarded
 def reveal(args, store) -> int:
+    from api import games
+
     game = games.reveal_cards(store, args.game, args.season, [c.strip() for c in args.cards.split(",") if c.strip()])
     return emit(args, game, f"{args.season}: {', '.join(game['revealed'][args.season])}")
 
 
 @guarded
 def upload(args, store) -> int:
+    from api import games
+    from api.batch import read_sheet_file
+
     path = Path(args.file)
     game = games.get_game(store, args.game)
     sheet, low, warnings = read_sheet_file(path.name, path.read_bytes(), game["side"])
@@ -126,12 +137,16 @@ def standings_text(data: dict) -> str:
 
 @guarded
 def standings(args, store) -> int:
+    from api import games
+
     data = games.standings(store, args.game)
     return emit(args, data, standings_text(data))
 
 
 @guarded
 def show(args, store) -> int:
+    from api import games
+
     game = games.get_game(store, args.game)
     text = [f"game {game['id']} {game['name']!r}: side {game['side']}, edicts "
             + ", ".join(f"{k} {v}" for k, v in game["edicts"].items())]
@@ -141,6 +156,8 @@ def show(args, store) -> int:
 
 @guarded
 def list_all(args, store) -> int:
+    from api import games
+
     rows = games.list_games(store)
     return emit(args, {"games": rows}, "\n".join(f"{g['id']}  side {g['side']}  {', '.join(g['players'])}  {g['name']}"
                                                  for g in rows) or "no games")

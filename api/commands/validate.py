@@ -16,7 +16,6 @@ from api.cli import CliError
 from api.sheet_files import load_sheet
 from scoring.sheet import Sheet
 from scoring.sides import cell_name
-from scoring.validate import validate
 
 EXIT = {"legal": 0, "illegal": 1, "cannot-tell": 3}
 
@@ -71,6 +70,8 @@ def run(args: argparse.Namespace) -> int:
     previous = _previous(args.previous)
     if args.time_limit <= 0:
         raise CliError("--time-limit must be positive")
+    from scoring.validate import validate  # OR-Tools (0.5 s): only when a sheet is checked
+
     verdict = validate(sheet, log=log, previous=previous or None, time_limit=args.time_limit)
     if args.json:
         print(json.dumps(verdict.to_json(), indent=1))
