@@ -40,6 +40,16 @@ class SideLayout:
         """Cells filled before play starts (mountains and wasteland)."""
         return self.mountains | self.wasteland
 
+    @property
+    def drawable(self) -> tuple[Cell, ...]:
+        """The cells players may draw in (all but mountains and wasteland), row by row: the order in
+        which the reader lists, classifies and relates a sheet's cells.
+
+        >>> len(SIDE_A.drawable), SIDE_A.drawable[:2], len(SIDE_B.drawable)
+        (116, ((0, 0), (0, 1)), 109)
+        """
+        return tuple((r, c) for r in range(self.size) for c in range(self.size) if (r, c) not in self.printed_filled)
+
 
 SIDE_A = SideLayout.from_picture(
     "A",

@@ -129,15 +129,12 @@ def _read_one(path: str) -> dict:
     read_pts = np.asarray(reading.intersections, float)
     true_pts = np.asarray(truth["intersections"], float)
     out["grid_median_error_u"] = float(np.median(np.linalg.norm(read_pts - true_pts, axis=2)) / cell_side_px(true_pts))
-    layout = true_sheet.layout
-    printed = layout.mountains | layout.wasteland
     cells = []
     low = set(map(tuple, reading.low_confidence_cells))
     if reading.side == true_sheet.side:
-        for (r, c), t in true_sheet.items():
-            if (r, c) in printed:
-                continue
-            cells.append((t.value, reading.sheet.cells[r][c].value, (r, c) in low, reading.cell_confidence[r][c]))
+        for r, c in true_sheet.layout.drawable:
+            cells.append((true_sheet.cells[r][c].value, reading.sheet.cells[r][c].value, (r, c) in low,
+                          reading.cell_confidence[r][c]))
     out["cells"] = cells
     out["coins"] = reading.coins
     rng = np.random.default_rng(truth["seed"])

@@ -32,7 +32,6 @@ import numpy as np
 from scoring.sides import SIDES
 from scoring.terrain import Terrain
 from vision.features import CELL_FEATURE_NAMES, HUE_BINS
-from vision.layout import GRID
 
 MODEL_DIR = Path(__file__).resolve().parent.parent / "models"
 MODEL_FILE = MODEL_DIR / "reader.skops"
@@ -174,15 +173,14 @@ def sheet_context(features: np.ndarray, probabilities: np.ndarray, scale: np.nda
 
 @lru_cache(maxsize=None)
 def drawable_neighbours(side: str) -> tuple[tuple[int, ...], ...]:
-    """For each drawable cell of ``side`` (row by row, as the reader lists them), the indices of its
-    drawable neighbours up, down, left and right (printed mountains and wastelands are not drawable).
+    """For each drawable cell of ``side`` (``SideLayout.drawable``: row by row, as the reader lists them),
+    the indices of its drawable neighbours up, down, left and right.
 
     >>> nb = drawable_neighbours("A")
     >>> len(nb), nb[0]  # 116 drawable cells; the top-left corner has two neighbours
     (116, (1, 11))
     """
-    printed = set(SIDES[side].mountains) | set(SIDES[side].wasteland)
-    cells = [(r, c) for r in range(GRID) for c in range(GRID) if (r, c) not in printed]
+    cells = SIDES[side].drawable
     index = {cell: i for i, cell in enumerate(cells)}
     return tuple(tuple(index[(r + dr, c + dc)] for dr, dc in ((-1, 0), (0, -1), (0, 1), (1, 0)) if (r + dr, c + dc) in index)
                  for r, c in cells)
