@@ -118,13 +118,9 @@ def _cell_samples(image: np.ndarray, fit: GridFit, cells_bgr: np.ndarray, sheet:
     """Features and labels of the drawable cells of one rectified cell area (``fit`` upright in
     ``image``), and its paper model."""
     feats, paper = cell_features(cells_bgr, sheet.side, PX, paper_ring(image, fit.intersections))
-    index = {t: i for i, t in enumerate(CELL_CLASSES)}
-    where, labels = [], []
-    for (r, c), t in sheet.items():
-        if t in index:
-            where.append((r, c))
-            labels.append(index[t])
-    return feats[[r * GRID + c for r, c in where]], np.array(labels), paper
+    where = sheet.layout.drawable  # the reader's order: the context stage relates neighbours by it
+    labels = np.array([CELL_CLASSES.index(sheet.cells[r][c]) for r, c in where])
+    return feats[[r * GRID + c for r, c in where]], labels, paper
 
 
 def jittered_grid(true_pts: np.ndarray, rng: np.random.Generator) -> GridFit:
