@@ -95,3 +95,22 @@ def test_sheet_context_compares_each_cell_with_the_sure_cells_of_its_own_sheet()
     assert dist(farm)[0] == pytest.approx(2.0)
     assert (dist(water) == CONTEXT_NONE).all()  # no sure water on this sheet
     assert np.allclose(c[:, :len(CELL_CLASSES)], p)
+
+
+def test_clearing_unread_tree_fields_keeps_predictions_and_shrinks_the_file() -> None:
+    import zipfile
+
+    import skops.io as sio
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    from vision.classify import clear_unread_tree_fields
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(600, 8))
+    y = (x[:, 0] + x[:, 1] ** 2 > 1).astype(int) + (x[:, 2] > 0.5)
+    model = HistGradientBoostingClassifier(max_iter=40, max_leaf_nodes=15, random_state=0).fit(x, y)
+    size = lambda m: len(sio.dumps(m, compression=zipfile.ZIP_DEFLATED, compresslevel=9))
+    before, size_before = model.predict_proba(x), size(model)
+    clear_unread_tree_fields(model)
+    assert np.array_equal(model.predict_proba(x), before)
+    assert size(model) < 0.9 * size_before

@@ -19,7 +19,7 @@ on its grid, as the reader will see them (skipped when the found grid is off by 
 Fitting (:func:`fit_cells`): the training photos are split in two halves by seed and two shape
 networks are fitted on each (different random starts); the reader averages the four. The
 sheet-context stage (:func:`fit_context`) is then fitted on each half as read by the other half's
-networks.
+networks; with two context rounds, the second reads each half through the other half's first round.
 """
 
 from __future__ import annotations
@@ -34,8 +34,8 @@ from typing import NamedTuple
 import numpy as np
 
 from scoring.sheet import Sheet
-from vision.classify import (CELL_CLASSES, ReaderModel, context_inputs, context_scale, full_proba, save_model,
-                             single_thread)
+from vision.classify import (CELL_CLASSES, ReaderModel, context_inputs, context_scale, full_proba, mix_context,
+                             save_model, second_round_inputs, sheet_side, single_thread)
 from vision.coins import coin_training_features
 from vision.features import CELL_FEATURE_NAMES, cell_features, paper_ring
 from vision.grid import PX, GridFit, cell_side_px, homography_from_intersections, sample_cells
@@ -72,6 +72,9 @@ class TrainConfig:
     validation_share: float = 0.15
     max_iter: int = 300  # coin boosting
     context_max_iter: int = 150  # sheet-context boosting (300 read dev cells no better and doubled the file)
+    # 2: the context stage's second round reads the first round's probabilities of each cell's neighbours
+    # (session 12: dev cells 3–8 % fewer wrong, reader-history.md); 1: one round, as in session 11
+    context_rounds: int = 2
     learning_rate: float = 0.08
     max_leaf_nodes: int = 31
     # shape networks: (512, 256) read 291 dev photos' cells 98.81 → 98.88 % (two networks on halves of
@@ -286,22 +289,33 @@ def fit_cells(photos: list[dict], cfg: TrainConfig, log=print) -> list:
     return nets
 
 
-def fit_context(photos: list[dict], nets: list, cfg: TrainConfig, log=print) -> tuple[object | None, np.ndarray | None]:
-    """The sheet-context stage (vision.classify.sheet_context) and its colour scale, fitted on what
-    the networks say about photos they were not fitted on (each half's photos read by the other
-    half's networks), so it learns how far to trust them on unfamiliar sheets. None without two
-    halves of networks."""
+def fit_context(photos: list[dict], nets: list, cfg: TrainConfig, log=print) -> tuple[object | None, np.ndarray | None, list]:
+    """The sheet-context stage (vision.classify.context_inputs), its colour scale and, with
+    ``cfg.context_rounds`` = 2, its first round: all fitted on what the networks say about photos
+    they were not fitted on (each half's photos read by the other half's networks), so it learns how
+    far to trust them on unfamiliar sheets. The first round is fitted on each half apart, and the
+    second round reads each half through the other half's first round, for the same reason.
+    (None, None, []) without two halves of networks."""
     if len(nets) < 2:
-        return None, None
+        return None, None, []
     sheets = [(p["seed"] % 2, x, y) for p in photos for x, y in p["copies"]]
     scale = context_scale(np.concatenate([x for _, x, _ in sheets]))
     other = {h: [n for k, n in enumerate(nets) if k % 2 != h] for h in (0, 1)}
     t0 = time.time()
-    rows = [context_inputs(x, np.mean([full_proba(n, x) for n in other[h]], axis=0), scale) for h, x, _ in sheets]
-    context = _fit(np.concatenate(rows), np.concatenate([y for _, _, y in sheets]), cfg, max_leaf_nodes=15,
-                   max_iter=cfg.context_max_iter)
+    networks = [np.mean([full_proba(n, x) for n in other[h]], axis=0) for h, x, _ in sheets]
+    rows = [context_inputs(x, p, scale) for (_, x, _), p in zip(sheets, networks)]
+    labels = np.concatenate([y for _, _, y in sheets])
+    fit = lambda X, y: _fit(X, y, cfg, max_leaf_nodes=15, max_iter=cfg.context_max_iter)
+    first = []
+    if cfg.context_rounds == 2:
+        first = [fit(np.concatenate([r for (h, _, _), r in zip(sheets, rows) if h == half]),
+                     np.concatenate([y for h, _, y in sheets if h == half])) for half in (0, 1)]
+        log(f"  sheet context, first round: {[c.n_iter_ for c in first]} iterations, {time.time() - t0:.0f} s")
+        rows = [second_round_inputs(r, mix_context(p, full_proba(first[1 - h], r)), sheet_side(x))
+                for (h, x, _), r, p in zip(sheets, rows, networks)]
+    context = fit(np.concatenate(rows), labels)
     log(f"  sheet context: {context.n_iter_} iterations, {time.time() - t0:.0f} s")
-    return context, scale
+    return context, scale, first
 
 
 def low_confidence_threshold(confidence: np.ndarray, correct: np.ndarray, share: float = FLAG_ERRORS_SHARE) -> float:
@@ -347,10 +361,10 @@ def train(cfg: TrainConfig, log=print) -> ReaderModel:
         f"{n_val} for validation; grid status {status}")
     with single_thread():  # OpenMP barriers crawl on a shared, oversubscribed machine
         shape = fit_cells(fit_set, cfg, log)
-        context, scale = fit_context(fit_set, shape, cfg, log)
+        context, scale, first_context = fit_context(fit_set, shape, cfg, log)
         coins = _fit(np.concatenate([x for r in fit_set for x in (r["Xc"], r["Xc_relit"])]),
                      np.concatenate([r["yc"] for r in fit_set for _ in range(2)]), cfg)
-    model = ReaderModel(shape=shape, coins=coins, context=context, context_scale=scale)
+    model = ReaderModel(shape=shape, coins=coins, context=context, context_scale=scale, first_context=first_context)
     validation, threshold = validate(model, val)
     model.meta = {
         "config": asdict(cfg),
@@ -363,6 +377,7 @@ def train(cfg: TrainConfig, log=print) -> ReaderModel:
                      "shape_epochs": [int(n[-1].n_iter_) for n in shape],
                      "coin_iterations": int(coins.n_iter_),
                      "context_iterations": int(context.n_iter_) if context is not None else 0,
+                     "first_context_iterations": [int(c.n_iter_) for c in first_context],
                      "seed_range": [TRAIN_SEED_BASE + 10_000 * cfg.seed, TRAIN_SEED_BASE + 10_000 * cfg.seed + cfg.photos]},
         "validation": validation,
     }
