@@ -1360,7 +1360,8 @@ def _thin_refit(image: np.ndarray, darkest: np.ndarray, pts: np.ndarray,
 
 SIDE_PULL_U = 1.0  # a side hypothesis moves that side's ring this far inward (one line: the lattice overshot it) …
 SIDE_PULL_LINES = 5  # … tapering to nothing this many lines inside
-SIDE_PULL_GAIN = 1.3  # … and is kept only when its thin-line score beats the fit's by this factor
+SIDE_PULL_GAIN = 1.3  # … and is kept only when its thin-line score beats the fit's by this factor, …
+SIDE_PULL_GAIN_CONFIRMED = (1.15, 1.3)  # … or by this one with the lattice score beating the fit's by this one
 SIDE_PULL_NEAR = 0.8  # a side is tried only when a crossing pulled this share of the way or more is doubted
 
 
@@ -1388,9 +1389,11 @@ def _side_pulled(image: np.ndarray, darkest: np.ndarray, pts: np.ndarray,
     lines (pulled ``SIDE_PULL_NEAR`` of the way or more) is tried pulled in by ``SIDE_PULL_U``,
     tapering over ``SIDE_PULL_LINES`` lines (:func:`_side_pulls`), and snapped again (±0.3 u, then
     ±0.15 u). The best is kept when its thin-line score (:func:`thin_line_score`: marker strokes do
-    not count) beats the fit's by ``SIDE_PULL_GAIN`` and its mountains separate no less clearly
-    (:func:`_mountain_separation`; its doubt is no test: the overshot lattice's snaps agree with it
-    as well).
+    not count) beats the fit's by ``SIDE_PULL_GAIN`` — or by the first of ``SIDE_PULL_GAIN_CONFIRMED``
+    with its lattice score (:func:`lattice_score`) beating the fit's by the second (session 13: a
+    bowed sheet on gingham, whose table stripes beyond the frame the thin lines half believe) — and
+    its mountains separate no less clearly (:func:`_mountain_separation`; its doubt is no test: the
+    overshot lattice's snaps agree with it as well).
     Returns (crossings, displacement, doubt) or ``None``.
     """
     pulls = [(axis, pull) for axis, pull in _side_pulls()
@@ -1400,7 +1403,9 @@ def _side_pulled(image: np.ndarray, darkest: np.ndarray, pts: np.ndarray,
     hom = homography_from_intersections(pts)
     field = cv2.perspectiveTransform(pts.reshape(1, -1, 2), np.linalg.inv(hom))[0].reshape(LINES, LINES, 2)
     field -= ideal_intersections()
-    best, best_score = None, SIDE_PULL_GAIN * thin_line_score(darkest, pts)
+    thin_gain, lattice_gain = SIDE_PULL_GAIN_CONFIRMED
+    fit_thin = thin_line_score(darkest, pts)
+    best, best_score = None, thin_gain * fit_thin
     for axis, pull in pulls:
         prior = field.copy()
         prior[..., axis] += pull
@@ -1410,6 +1415,8 @@ def _side_pulled(image: np.ndarray, darkest: np.ndarray, pts: np.ndarray,
         if score > best_score:
             best, best_score = (new_pts, prior, crossing_doubt(snapped, strength, prior)), score
     if best is None or _mountain_separation(image, best[0]) < _mountain_separation(image, pts):
+        return None
+    if best_score <= SIDE_PULL_GAIN * fit_thin and lattice_score(darkest, best[0]) <= lattice_gain * lattice_score(darkest, pts):
         return None
     return best
 
