@@ -65,6 +65,19 @@ def test_reading_json_has_the_interface_fields(photos) -> None:
 
 
 @needs_model
+@pytest.mark.parametrize("seed", PHOTO_SEEDS)
+def test_the_coins_are_located_where_they_are_printed(photos, seed: int) -> None:
+    """The reading says where each of the 14 coins is (for the overlay): within 0.15 cell of the truth."""
+    photo = photos[seed]
+    reading = read_photo(photo.jpeg)
+    centres = np.asarray(reading.to_json()["coin_centres"])
+    assert centres.shape == (14, 2)
+    cell_px = np.median(np.linalg.norm(np.diff(np.asarray(reading.intersections), axis=1), axis=2))
+    error = np.linalg.norm(centres - np.asarray(photo.truth["coin_centres"]), axis=1) / cell_px
+    assert error.max() < 0.15
+
+
+@needs_model
 def test_stated_wrong_side_is_refused(photos) -> None:
     photo = photos[PHOTO_SEEDS[0]]
     other = "B" if truth_sheet(photo.truth).side == "A" else "A"
@@ -86,6 +99,9 @@ def test_overlay_draws_on_the_photo(photos) -> None:
     x1, y1 = corners.max(axis=0).astype(int)
     assert changed[y0:y1, x0:x1].mean() > 0.02  # grid and labels drawn inside the grid
     assert changed.mean() < 0.5  # the photo is still visible
+    half = int(0.45 * np.median(np.linalg.norm(np.diff(np.asarray(reading.intersections), axis=1), axis=2)))
+    for x, y in np.round(reading.coin_centres).astype(int):  # a ring round every coin, the coin left visible
+        assert changed[y - half:y + half + 1, x - half:x + half + 1].any() and not changed[y, x]
 
 
 def blank_photo_png(tmp_path) -> str:

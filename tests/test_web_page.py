@@ -200,6 +200,8 @@ def test_photo_is_read_drawn_scored_and_corrected(page, server, sample_photo):
     assert page.locator("#overlay polygon").count() == 121
     assert page.locator("#overlay image").count() == 1  # the photo itself, under the grid
     assert page.locator("#map .cell").count() == 121
+    assert page.locator("#overlay circle.coin-ring").count() == 14  # where the reader looked for the coins
+    assert page.locator("#overlay circle.coin-ring.counted").count() == min(reading.coins, 14)
     expected = score_report(reading.sheet, DEFAULT_CARDS, "spring")
     wait_for_total(page, expected["total"])
 

@@ -255,12 +255,23 @@ def _subpixel(s: np.ndarray, i: int) -> float:
     return 0.0
 
 
-def coin_strip(image: np.ndarray, upright: GridFit, px: int = COIN_PX) -> np.ndarray:
-    """The canonical coin strip at ``px`` per u: curl extrapolated from the crossings, then snapped to the print."""
+def coin_track_mapping(image: np.ndarray, upright: GridFit):
+    """u, v → photo px around the coin track: curl extrapolated from the crossings, then snapped to the print."""
+    return refine_track(image, _curl_model(upright.intersections))
+
+
+def coin_centres_px(to_photo) -> np.ndarray:
+    """(14, 2) photo px of the printed coins' centres through a :func:`coin_track_mapping`."""
+    centres = np.array([GEOMETRY.coin_centre(i) for i in range(GEOMETRY.coin_count)])
+    return np.asarray(to_photo(centres[:, 0], centres[:, 1]), dtype=np.float64)
+
+
+def coin_strip(image: np.ndarray, upright: GridFit, px: int = COIN_PX, to_photo=None) -> np.ndarray:
+    """The canonical coin strip at ``px`` per u, through ``to_photo`` (default: :func:`coin_track_mapping`)."""
     x0, x1, y0, y1 = COIN_STRIP
     us = x0 + (np.arange(int(round((x1 - x0) * px))) + 0.5) / px
     vs = y0 + (np.arange(int(round((y1 - y0) * px))) + 0.5) / px
-    to_photo = refine_track(image, _curl_model(upright.intersections))
+    to_photo = to_photo or coin_track_mapping(image, upright)
     m = to_photo(*np.meshgrid(us, vs)).astype(np.float32)
     return cv2.remap(image, m[..., 0], m[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
@@ -716,11 +727,13 @@ def coin_features(strip_bgr: np.ndarray, px: int, paper: PaperModel | None = Non
                           axis=1).astype(np.float32)
 
 
-def coin_track_features(image: np.ndarray, upright: GridFit, paper: PaperModel, side: str, px: int = COIN_PX) -> np.ndarray:
-    """(14, F) :func:`coin_features` of the curl-following strip, with ``side``'s printed mountain coins
-    (:func:`mountain_coins`) as the reference for an unmarked coin (the count needs
-    :func:`coin_reliability` of these features)."""
-    return coin_features(coin_strip(image, upright, px), px, paper, mountain_coins(image, upright, side, paper))
+def coin_track_features(image: np.ndarray, upright: GridFit, paper: PaperModel, side: str, px: int = COIN_PX,
+                        to_photo=None) -> np.ndarray:
+    """(14, F) :func:`coin_features` of the curl-following strip (through ``to_photo``, default
+    :func:`coin_track_mapping`), with ``side``'s printed mountain coins (:func:`mountain_coins`) as the
+    reference for an unmarked coin (the count needs :func:`coin_reliability` of these features)."""
+    strip = coin_strip(image, upright, px, to_photo)
+    return coin_features(strip, px, paper, mountain_coins(image, upright, side, paper))
 
 
 def coin_reliability(features: np.ndarray) -> np.ndarray:

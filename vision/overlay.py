@@ -6,6 +6,7 @@ import cv2
 import numpy as np
 
 from scoring.terrain import TEXT_CHAR, Terrain
+from vision.layout import GEOMETRY
 
 #: Label colours (BGR) per terrain, readable on parchment.
 LABEL_COLOURS = {
@@ -26,7 +27,8 @@ def confidence_colour(p: float) -> tuple[int, int, int]:
 
 def draw_overlay(reading, photo_bgr: np.ndarray) -> np.ndarray:
     """A copy of the photo with the grid, labels (compact text letters) and confidences drawn on it;
-    low-confidence cells get a thick orange outline.
+    low-confidence cells get a thick orange outline; a ring marks each coin of the track (thick and
+    green: counted); a banner in the top-left corner gives side, coins and how many cells to check.
 
     ``photo_bgr`` may be the photo at any scale; the reading's coordinates are rescaled to it.
     """
@@ -63,10 +65,35 @@ def draw_overlay(reading, photo_bgr: np.ndarray) -> np.ndarray:
                 (cw, ch), _ = cv2.getTextSize(conf, font, small, 1)
                 corg = (int(centre[0] - cw / 2), int(centre[1] + cell_px * 0.38))
                 cv2.putText(out, conf, corg, font, small, colour, max(1, thick // 2), cv2.LINE_AA)
-    bl, br = corners[3], corners[2]
-    text = f"side {reading.side}  coins {reading.coins} ({reading.coin_confidence:.0%})"
-    size = cell_px / 40
-    org = (int(bl[0]), int(max(bl[1], br[1]) + cell_px * 1.2))
-    cv2.putText(out, text, org, font, size, (255, 255, 255), thick + 3, cv2.LINE_AA)
-    cv2.putText(out, text, org, font, size, (120, 0, 120), thick, cv2.LINE_AA)
+    _draw_coins(out, reading, scale, cell_px, thick)
+    _draw_banner(out, f"side {reading.side}   coins {reading.coins} ({reading.coin_confidence:.0%} sure)   "
+                      f"{len(low)} cell(s) to check")
     return out
+
+
+COUNTED_COIN_COLOUR = (40, 150, 40)  # green (BGR): a coin the count includes
+UNCOUNTED_COIN_COLOUR = (70, 70, 70)  # dark grey: a coin it does not
+
+
+def _draw_coins(out: np.ndarray, reading, scale: float, cell_px: float, thick: int) -> None:
+    """A ring round each printed coin where the reader looked: green and thick for the coins it counted,
+    grey for the rest, orange where the coin's own filled probability disagrees with the count."""
+    radius = max(3, int(round(GEOMETRY.coin_radius * 1.4 * cell_px)))
+    for i, centre in enumerate(np.asarray(reading.coin_centres, dtype=np.float64).reshape(-1, 2) * scale):
+        counted = i < reading.coins
+        p = reading.coin_probabilities[i] if i < len(reading.coin_probabilities) else (1.0 if counted else 0.0)
+        colour = COUNTED_COIN_COLOUR if counted else UNCOUNTED_COIN_COLOUR
+        if (p > 0.5) != counted:
+            colour = FLAGGED_COLOUR
+        cv2.circle(out, tuple(int(v) for v in np.round(centre)), radius, colour, thick * (2 if counted else 1), cv2.LINE_AA)
+
+
+def _draw_banner(out: np.ndarray, text: str) -> None:
+    """``text`` on a white box in the photo's top-left corner, sized to the photo (not over the coin track)."""
+    font = cv2.FONT_HERSHEY_SIMPLEX
+    size = max(0.5, out.shape[1] / 1600)
+    weight = max(1, int(round(size * 1.6)))
+    (tw, th), base = cv2.getTextSize(text, font, size, weight)
+    pad = int(th * 0.6)
+    cv2.rectangle(out, (0, 0), (tw + 2 * pad, th + base + 2 * pad), (255, 255, 255), cv2.FILLED)
+    cv2.putText(out, text, (pad, pad + th), font, size, (120, 0, 120), weight, cv2.LINE_AA)

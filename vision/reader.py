@@ -20,8 +20,8 @@ from scoring.sheet import Sheet
 from scoring.sides import SIDES
 from scoring.terrain import Terrain
 from vision.classify import CELL_CLASSES, ReaderModel, default_model
-from vision.coins import (CoinReading, coin_reliability, coin_track_features, count_from_probabilities, doubt_empty_track,
-                          most_coins, track_match)
+from vision.coins import (CoinReading, coin_centres_px, coin_reliability, coin_track_features, coin_track_mapping,
+                          count_from_probabilities, doubt_empty_track, most_coins, track_match)
 from vision.features import cell_features, paper_ring
 from vision.grid import DOUBT_U, PX, GridFit, fit_grid, line_image, sample_cells, shifted_fit
 from vision.layout import GRID
@@ -49,6 +49,7 @@ class Reading:
     photo_size: tuple[int, int]  # (width, height) of the upright photo
     cell_probabilities: list = field(default_factory=list)  # 11 × 11 × {terrain: p}
     coin_probabilities: list[float] = field(default_factory=list)
+    coin_centres: list = field(default_factory=list)  # 14 × [x, y] photo px, the printed coins left to right
     orientation: dict = field(default_factory=dict)
     seconds: float = 0.0
 
@@ -69,6 +70,7 @@ class Reading:
             "confidence": [[round(v, 4) for v in row] for row in self.cell_confidence],
             "coin_confidence": round(self.coin_confidence, 4),
             "coin_probabilities": [round(v, 4) for v in self.coin_probabilities],
+            "coin_centres": self.coin_centres,
             "low_confidence_cells": [list(c) for c in self.low_confidence_cells],
             "warnings": list(self.warnings),
             "grid_corners": self.grid_corners,
@@ -161,7 +163,8 @@ def read_image(loaded: LoadedPhoto, side: str | None = None, model: ReaderModel 
         probabilities[r][c] = {cls.value: round(float(v), 4) for cls, v in zip(CELL_CLASSES, p)}
     sheet = Sheet(orientation.side, tuple(tuple(row) for row in grid_terrain))  # its coins are read next
     drawn = len(sheet.drawn_cells())  # bounds the count; with many, a read of 0 may be a full track
-    coins = doubt_empty_track(_read_coins(image, upright, paper, orientation.side, model, drawn), drawn)
+    coins, coin_centres = _read_coins(image, upright, paper, orientation.side, model, drawn)
+    coins = doubt_empty_track(coins, drawn)
     threshold, unfamiliar = model.sheet_threshold(probs.max(axis=1))
     misplaced = [(r, c) for (r, c) in drawable if cell_doubt(upright, r, c) > DOUBT_U]
     low = sorted({(r, c) for (r, c) in drawable if confidence[r][c] < threshold} | set(misplaced))
@@ -178,7 +181,7 @@ def read_image(loaded: LoadedPhoto, side: str | None = None, model: ReaderModel 
         cell_outlines=np.round(upright.cell_outlines() * s, 1).tolist(),
         intersections=np.round(pts, 2).tolist(),
         photo_size=loaded.original_size, cell_probabilities=probabilities,
-        coin_probabilities=list(coins.filled_probability),
+        coin_probabilities=list(coins.filled_probability), coin_centres=np.round(coin_centres * s, 1).tolist(),
         orientation={"quarter_turns": orientation.quarter_turns, "separation": round(orientation.separation, 3),
                      "margin": round(orientation.margin, 3), "shift_margin": round(orientation.shift_margin, 3),
                      "upside_down_doubt": orientation.upside_down_doubt, "glyph_sure": orientation.glyph_sure,
@@ -195,11 +198,15 @@ def cell_doubt(upright: GridFit, r: int, c: int) -> float:
     return float(upright.crossing_doubt[r:r + 2, c:c + 2].max())
 
 
-def _read_coins(image: np.ndarray, upright: GridFit, paper, side: str, model: ReaderModel, drawn: int) -> CoinReading:
+def _read_coins(image: np.ndarray, upright: GridFit, paper, side: str, model: ReaderModel,
+                drawn: int) -> tuple[CoinReading, np.ndarray]:
     """Coin count from the coin classifier's per-coin probabilities (``side``: whose mountain coins are
-    the reference for an unmarked coin; ``drawn``: the sheet's drawn cells as read, which bound the count)."""
-    feats = coin_track_features(image, upright, paper, side)
-    return count_from_probabilities(model.coin_probabilities(feats), coin_reliability(feats), most=most_coins(drawn))
+    the reference for an unmarked coin; ``drawn``: the sheet's drawn cells as read, which bound the count),
+    and the 14 coins' centres in ``image`` px (for the overlay)."""
+    to_photo = coin_track_mapping(image, upright)
+    feats = coin_track_features(image, upright, paper, side, to_photo=to_photo)
+    reading = count_from_probabilities(model.coin_probabilities(feats), coin_reliability(feats), most=most_coins(drawn))
+    return reading, coin_centres_px(to_photo)
 
 
 def _warnings(loaded: LoadedPhoto, upright: GridFit, cells: np.ndarray, orientation: Orientation,

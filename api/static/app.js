@@ -251,6 +251,14 @@ function renderOverlay() {
     poly.append(el("svg:title", { text: `${cellName([r, c])}: ${t}` }));
     layer.append(poly);
   }));
+  // A ring round each printed coin where the reader looked; the counted ones (as now edited) stand out.
+  const top = reading.cell_outlines[0][0];
+  const cellPx = Math.hypot(top[1][0] - top[0][0], top[1][1] - top[0][1]);
+  (reading.coin_centres || []).forEach(([x, y], i) => {
+    const ring = el("svg:circle", { cx: x, cy: y, r: 0.27 * cellPx, class: i < state.sheet.coins ? "coin-ring counted" : "coin-ring" });
+    ring.append(el("svg:title", { text: `coin ${i + 1}: ${i < state.sheet.coins ? "counted" : "not counted"}` }));
+    layer.append(ring);
+  });
 }
 
 function renderCardPickers() {
