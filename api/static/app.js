@@ -230,8 +230,9 @@ function renderOverlay() {
   const [w, h] = state.photo.size;
   const corners = reading.grid_corners || [];
   const upright = state.zoomed && corners.length === 4;
-  // Upright: the map's part of the photo, turned to match the map beside it; else the whole photo.
-  svg.setAttribute("viewBox", upright ? "-60 -60 1120 1120" : `0 0 ${w} ${h}`);
+  // Upright: the map's part of the photo and the coin track below it (1 u = 1000 / 11), turned to match
+  // the map beside it; else the whole photo.
+  svg.setAttribute("viewBox", upright ? "-60 -60 1120 1250" : `0 0 ${w} ${h}`);
   const layer = el("svg:g", upright ? { transform: `matrix(${uprightTransform(corners).join(" ")})` } : {});
   svg.append(layer);
   layer.append(el("svg:image", { href: state.photo.url, x: 0, y: 0, width: w, height: h }));
