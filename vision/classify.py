@@ -236,7 +236,9 @@ def second_round_inputs(first_inputs: np.ndarray, first_probabilities: np.ndarra
     """What the second context round reads about one whole sheet: the first round's inputs, the
     cell's probabilities after the first round and :func:`neighbour_summary` of them.
     Session 12, on 800 cached training photos with session 11's networks: dev 7 / dev 8 cells
-    113 / 217 wrong with one round, 104 / 200 with two (docs/reader-history.md).
+    113 / 217 wrong with one round, 104 / 200 with two; session 13's full retrain with two rounds:
+    424 → 413 wrong cells on 911 benchmark and dev photos, sheets exact 723 → 721, not shipped
+    (docs/reader-history.md).
 
     >>> p = np.full((116, len(CELL_CLASSES)), 1 / 6)
     >>> second_round_inputs(np.zeros((116, 50)), p, "A").shape  # 50 + 13 + 6
