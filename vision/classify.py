@@ -84,6 +84,14 @@ _SIDE_B = CELL_FEATURE_NAMES.index("side_b")
 CONTEXT_SURE = 0.9  # a cell counts towards its class's colour on the sheet when the networks give it this
 CONTEXT_MAX_COUNT = 20  # sure cells of a class counted up to this many
 CONTEXT_NONE = 10.0  # distance reported when a class has no sure cell on the sheet (scaled units)
+#: Nearby paper (:func:`nearby_paper`): how fast a cell's weight as a neighbour falls off with distance (the σ of a
+#: Gaussian, in cells), and the colour measures whose signed difference from the nearby paper the stage reads.
+#: Context stages fitted on the same 800 training photos (session 14), dev 7 + dev 8 cells wrong: without 330 / 327
+#: (two fitting seeds), σ 1.0: 300 / 309, σ 0.7: 303, σ 1.5: 311, σ 2.5: 317; with every class's nearby
+#: sure cells instead of the empty ones only: 307–318
+NEARBY_SIGMA = 1.0
+NEARBY_DIFFERENCES: tuple[str, ...] = ("dL_mean", "dL_p75", "da_mean", "db_mean", "coloured", "ink12")
+_NEARBY_COLUMNS = [CONTEXT_FEATURES.index(n) for n in NEARBY_DIFFERENCES]
 #: the context stage's share of a cell's probabilities (the networks have the rest). Session 8's model on the
 #: cached dev cell areas, cells wrong at 0.5 / 0.6 / 0.7: dev 7 126 / 119 / 124, dev 8 256 / 247 / 247, with
 #: 0.2–0.3 points more cells flagged to catch 97 % of them (docs/reader-history.md, "Session 9")
@@ -104,6 +112,7 @@ class ReaderModel:
     meta: dict = field(default_factory=dict)
     context: object | None = None  # HistGradientBoostingClassifier over context_inputs(); None: networks only
     context_scale: np.ndarray | None = None  # (len(CONTEXT_FEATURES),) spread of each measure in training
+    nearby_paper: bool = False  # the context stage also reads nearby_paper() (session 14 on; older files do not)
     # The first context round, one stage per half of the training photos (their mean is read); when
     # present, ``context`` is the second round, over second_round_inputs(). Empty: one round (session 11)
     first_context: list = field(default_factory=list)
@@ -139,7 +148,7 @@ class ReaderModel:
         if self.context is None or len(features) == 0:
             return networks
         with single_thread():
-            inputs = context_inputs(features, networks, self.context_scale)
+            inputs = context_inputs(features, networks, self.context_scale, self.nearby_paper)
             if self.first_context:
                 first = np.mean([full_proba(stage, inputs) for stage in self.first_context], axis=0)
                 inputs = second_round_inputs(inputs, mix_context(networks, first), sheet_side(features))
@@ -218,18 +227,71 @@ def neighbour_summary(probabilities: np.ndarray, side: str) -> np.ndarray:
     return out
 
 
+@lru_cache(maxsize=None)
+def nearby_weights(side: str) -> np.ndarray:
+    """(N, N) how much drawable cell j (``SideLayout.drawable`` order) counts as cell i's neighbour: a
+    Gaussian of the distance between their centres (σ = ``NEARBY_SIGMA`` cells), 0 for the cell itself.
+
+    >>> w = nearby_weights("A")
+    >>> w.shape, float(w[0, 0]), round(float(w[0, 1]), 3), round(float(w[0, 12]), 3)  # itself, beside, diagonal
+    ((116, 116), 0.0, 0.607, 0.368)
+    """
+    rc = np.array(SIDES[side].drawable, dtype=np.float64)
+    d2 = ((rc[:, None, :] - rc[None, :, :]) ** 2).sum(axis=-1)
+    w = np.exp(-d2 / (2 * NEARBY_SIGMA ** 2))
+    np.fill_diagonal(w, 0.0)
+    return w
+
+
+def nearby_paper(features: np.ndarray, probabilities: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    """(N, 2 + len(NEARBY_DIFFERENCES)) for the drawable cells of one sheet: how far a cell's colour
+    measures (CONTEXT_FEATURES / ``scale``) are from the paper around it — the mean of the nearby
+    cells the networks give "empty" at least CONTEXT_SURE, weighted by :func:`nearby_weights` — the
+    weight behind that mean, and the signed differences of NEARBY_DIFFERENCES (distance
+    ``CONTEXT_NONE`` and differences 0 when no sure empty cell is near).
+
+    Light and tint change across a sheet faster than the smooth paper surface follows
+    (:func:`vision.features.paper_model`): a yellowed edge, a fold's shade. An empty cell there is
+    unlike the sheet's empty cells on average (:func:`sheet_context`) but like the empty cells
+    beside it (benchmark photo 50100143: ten bare cells along a yellowed edge read as faint farm).
+
+    >>> from vision.features import CELL_FEATURE_NAMES
+    >>> x = np.zeros((116, len(CELL_FEATURE_NAMES))); x[:, CELL_FEATURE_NAMES.index("db_mean")] = 1.0
+    >>> x[0, CELL_FEATURE_NAMES.index("db_mean")] = 4.0  # cell 0 more yellow than the paper around it
+    >>> p = np.zeros((116, len(CELL_CLASSES))); p[:, 0] = 1.0  # every cell surely empty
+    >>> f = nearby_paper(x, p, np.ones(len(CONTEXT_FEATURES)))
+    >>> f[0, 0].round(2), f[0, 2 + NEARBY_DIFFERENCES.index("db_mean")].round(2), f[5, 0].round(2)
+    (np.float64(3.0), np.float64(3.0), np.float64(0.0))
+    """
+    weights = nearby_weights(sheet_side(features))
+    if len(features) != len(weights):
+        raise ValueError(f"nearby_paper needs one whole sheet: {len(weights)} drawable cells, got {len(features)}")
+    z = features[:, _CONTEXT_COLUMNS].astype(np.float64) / scale
+    w = weights * (probabilities[:, CELL_CLASSES.index(Terrain.EMPTY)] >= CONTEXT_SURE)[None, :]
+    total = w.sum(axis=1)
+    near = total > 1e-3
+    diff = z - w @ z / np.maximum(total, 1e-9)[:, None]
+    distance = np.where(near, np.linalg.norm(diff, axis=1), CONTEXT_NONE)
+    return np.concatenate([distance[:, None], total[:, None], np.where(near[:, None], diff[:, _NEARBY_COLUMNS], 0.0)],
+                          axis=1)
+
+
 def sheet_side(features: np.ndarray) -> str:
     """The side of the sheet whose cells ``features`` describe (their ``side_b`` feature)."""
     return "B" if features[0, _SIDE_B] > 0.5 else "A"
 
 
-def context_inputs(features: np.ndarray, probabilities: np.ndarray, scale: np.ndarray) -> np.ndarray:
+def context_inputs(features: np.ndarray, probabilities: np.ndarray, scale: np.ndarray,
+                   nearby: bool = True) -> np.ndarray:
     """Everything the (first round of the) sheet-context stage reads about one whole sheet:
-    :func:`sheet_context` and :func:`neighbour_summary` of the networks' probabilities.
+    :func:`sheet_context` and :func:`neighbour_summary` of the networks' probabilities, and
+    :func:`nearby_paper` unless ``nearby`` is False (models before session 14).
     Neighbours: session 11, context stages fitted on the same 800 photos read dev 7 / dev 8 cells
     131 / 260 wrong without, 115 / 219 with."""
-    return np.concatenate([sheet_context(features, probabilities, scale),
-                           neighbour_summary(probabilities, sheet_side(features))], axis=1)
+    parts = [sheet_context(features, probabilities, scale), neighbour_summary(probabilities, sheet_side(features))]
+    if nearby:
+        parts.append(nearby_paper(features, probabilities, scale))
+    return np.concatenate(parts, axis=1)
 
 
 def second_round_inputs(first_inputs: np.ndarray, first_probabilities: np.ndarray, side: str) -> np.ndarray:
@@ -345,7 +407,8 @@ def load_model(model_file: Path = MODEL_FILE, meta_file: Path = META_FILE) -> Re
     scale = obj.get("context_scale")
     return ReaderModel(shape=list(obj["shape"]), coins=obj["coins"], meta=meta, context=obj.get("context"),
                        context_scale=None if scale is None else np.asarray(scale, np.float64),
-                       first_context=list(obj.get("first_context", [])))
+                       first_context=list(obj.get("first_context", [])),
+                       nearby_paper=bool(meta.get("config", {}).get("nearby_paper", False)))
 
 
 @lru_cache(maxsize=1)

@@ -76,6 +76,8 @@ class TrainConfig:
     # retrain with it: wrong cells dev 7 97 → 98, dev 8 194 → 185, benchmark −3 %, sheets exact 723 → 721 of 911,
     # within random-start spread, and a 7.0 MB file (5.6): not shipped (reader-history.md, "Session 13")
     context_rounds: int = 1
+    # the context stage also compares each cell with the empty paper around it (vision.classify.nearby_paper)
+    nearby_paper: bool = True
     learning_rate: float = 0.08
     max_leaf_nodes: int = 31
     # shape networks: (512, 256) read 291 dev photos' cells 98.81 → 98.88 % (two networks on halves of
@@ -304,7 +306,7 @@ def fit_context(photos: list[dict], nets: list, cfg: TrainConfig, log=print) -> 
     other = {h: [n for k, n in enumerate(nets) if k % 2 != h] for h in (0, 1)}
     t0 = time.time()
     networks = [np.mean([full_proba(n, x) for n in other[h]], axis=0) for h, x, _ in sheets]
-    rows = [context_inputs(x, p, scale) for (_, x, _), p in zip(sheets, networks)]
+    rows = [context_inputs(x, p, scale, cfg.nearby_paper) for (_, x, _), p in zip(sheets, networks)]
     labels = np.concatenate([y for _, _, y in sheets])
     fit = lambda X, y: _fit(X, y, cfg, max_leaf_nodes=15, max_iter=cfg.context_max_iter)
     first = []
@@ -365,7 +367,8 @@ def train(cfg: TrainConfig, log=print) -> ReaderModel:
         context, scale, first_context = fit_context(fit_set, shape, cfg, log)
         coins = _fit(np.concatenate([x for r in fit_set for x in (r["Xc"], r["Xc_relit"])]),
                      np.concatenate([r["yc"] for r in fit_set for _ in range(2)]), cfg)
-    model = ReaderModel(shape=shape, coins=coins, context=context, context_scale=scale, first_context=first_context)
+    model = ReaderModel(shape=shape, coins=coins, context=context, context_scale=scale, first_context=first_context,
+                        nearby_paper=cfg.nearby_paper)
     validation, threshold = validate(model, val)
     model.meta = {
         "config": asdict(cfg),
