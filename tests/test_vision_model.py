@@ -97,6 +97,34 @@ def test_sheet_context_compares_each_cell_with_the_sure_cells_of_its_own_sheet()
     assert np.allclose(c[:, :len(CELL_CLASSES)], p)
 
 
+def test_nearby_paper_compares_each_cell_with_the_sure_empty_cells_around_it() -> None:
+    from vision.classify import CONTEXT_FEATURES, CONTEXT_NONE, NEARBY_DIFFERENCES, nearby_paper
+    from scoring.sides import SIDES
+
+    cells = SIDES["A"].drawable
+    db = CELL_FEATURE_NAMES.index("db_mean")
+    x = np.zeros((len(cells), len(CELL_FEATURE_NAMES)))
+    x[:, db] = [6.0 if c >= 8 else 0.0 for _, c in cells]  # the paper yellows towards the right edge
+    empty, farm = CELL_CLASSES.index("empty"), CELL_CLASSES.index("farm")
+    p = np.zeros((len(cells), len(CELL_CLASSES)))
+    p[:, empty] = 1.0
+    tinted, plain = cells.index((5, 10)), cells.index((5, 2))
+    p[tinted] = 0.0
+    p[tinted, [empty, farm]] = 0.5  # the networks are unsure of a bare cell on the yellowed edge
+    f = nearby_paper(x, p, np.ones(len(CONTEXT_FEATURES)))
+    diff = 2 + NEARBY_DIFFERENCES.index("db_mean")
+    # like the yellowed paper beside it (the plain paper three columns away barely counts)
+    assert f[tinted, 0] < 1.5 and abs(f[tinted, diff]) < 1.5
+    assert f[plain, 0] == pytest.approx(0.0, abs=1e-6) and f[plain, 1] > 2  # deep in plain paper
+    assert f[cells.index((5, 8)), diff] > 2  # the first yellowed column differs from the plain paper to its left
+    p[:, empty] = 0.0
+    p[:, farm] = 1.0  # no sure empty cell anywhere: nothing to compare with
+    f = nearby_paper(x, p, np.ones(len(CONTEXT_FEATURES)))
+    assert (f[:, 0] == CONTEXT_NONE).all() and (f[:, 1:] == 0).all()
+    with pytest.raises(ValueError, match="one whole sheet"):
+        nearby_paper(x[:50], p[:50], np.ones(len(CONTEXT_FEATURES)))
+
+
 def test_clearing_unread_tree_fields_keeps_predictions_and_shrinks_the_file() -> None:
     import zipfile
 

@@ -8,7 +8,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from vision.classify import CELL_CLASSES, CONTEXT_FEATURES, load_model, save_model
+from vision.classify import CELL_CLASSES, CONTEXT_FEATURES, context_inputs, load_model, save_model
 from vision.features import CELL_FEATURE_NAMES
 from vision.synth import BACKGROUND_FAMILIES, STYLE_FAMILIES
 from scoring.sheet import Sheet
@@ -91,6 +91,11 @@ def test_a_tiny_training_run_gives_a_loadable_model(tmp_path) -> None:
     assert len(loaded.meta["training"]["first_context_iterations"]) == 2
     assert loaded.context.n_features_in_ == loaded.first_context[0].n_features_in_ + 13 + 6
     networks = loaded.network_probabilities(sheet)
+    # the first round reads the empty paper around each cell too (nearby_paper: 8 measures), as saved
+    assert loaded.nearby_paper and loaded.meta["config"]["nearby_paper"]
+    width = context_inputs(sheet, networks, loaded.context_scale).shape[1]
+    assert loaded.first_context[0].n_features_in_ == width == context_inputs(sheet, networks, loaded.context_scale,
+                                                                             nearby=False).shape[1] + 8
     assert not np.allclose(proba, networks)
     assert np.allclose(proba, model.cell_probabilities(sheet))
     meta = loaded.meta
