@@ -6,10 +6,11 @@ over the features of :mod:`vision.features` (ink colour and darkness, stroke-ori
 histograms, a darkness thumbnail); their mean is both more accurate and better calibrated than one
 network. Then the *sheet context* stage (:func:`sheet_context`): a player uses the same pencils all
 over a sheet, so each cell's ink colour is compared with the cells of the same sheet the networks
-are sure of, class by class, and a ``HistGradientBoostingClassifier`` reads the networks'
-probabilities together with those distances and its neighbours' probabilities; a cell's
-probabilities mix both stages, the context stage weighing ``CONTEXT_WEIGHT`` (dev photos, equal
-weights: 98.51 → 98.87 % of cells right, most on colour shading and unseen marker fills). The
+are sure of, class by class, and with the sure empty paper around it (:func:`nearby_paper`, session
+14), and a ``HistGradientBoostingClassifier`` reads the networks' probabilities together with those
+distances and its neighbours' probabilities; a cell's probabilities mix both stages, the context
+stage weighing ``CONTEXT_WEIGHT`` (dev photos, equal weights: 98.51 → 98.87 % of cells right, most
+on colour shading and unseen marker fills). The
 context stage can run in two rounds (``TrainConfig.context_rounds``, :func:`second_round_inputs`): the
 second reads the first round's probabilities of each cell and its neighbours. Measured in session 13
 and not shipped (no clear gain, a bigger file): the shipped model has one round.
@@ -88,7 +89,8 @@ CONTEXT_NONE = 10.0  # distance reported when a class has no sure cell on the sh
 #: Gaussian, in cells), and the colour measures whose signed difference from the nearby paper the stage reads.
 #: Context stages fitted on the same 800 training photos (session 14), dev 7 + dev 8 cells wrong: without 330 / 327
 #: (two fitting seeds), σ 1.0: 300 / 309, σ 0.7: 303, σ 1.5: 311, σ 2.5: 317; with every class's nearby
-#: sure cells instead of the empty ones only: 307–318
+#: sure cells instead of the empty ones only: 307–318. The full retrain with σ 1.0: 566 → 535 wrong cells on
+#: 1 071 benchmark, dev and hard photos, 11.7 % fewer cells flagged (docs/reader-history.md, "Session 14")
 NEARBY_SIGMA = 1.0
 NEARBY_DIFFERENCES: tuple[str, ...] = ("dL_mean", "dL_p75", "da_mean", "db_mean", "coloured", "ink12")
 _NEARBY_COLUMNS = [CONTEXT_FEATURES.index(n) for n in NEARBY_DIFFERENCES]
@@ -253,7 +255,8 @@ def nearby_paper(features: np.ndarray, probabilities: np.ndarray, scale: np.ndar
     Light and tint change across a sheet faster than the smooth paper surface follows
     (:func:`vision.features.paper_model`): a yellowed edge, a fold's shade. An empty cell there is
     unlike the sheet's empty cells on average (:func:`sheet_context`) but like the empty cells
-    beside it (benchmark photo 50100143: ten bare cells along a yellowed edge read as faint farm).
+    beside it (benchmark photo 50100116, a blank sheet with a shadow over one corner: its eight bare
+    cells there read as forest before, right with this).
 
     >>> from vision.features import CELL_FEATURE_NAMES
     >>> x = np.zeros((116, len(CELL_FEATURE_NAMES))); x[:, CELL_FEATURE_NAMES.index("db_mean")] = 1.0
