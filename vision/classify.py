@@ -10,10 +10,10 @@ are sure of, class by class, and with the sure empty paper around it (:func:`nea
 14), and a ``HistGradientBoostingClassifier`` reads the networks' probabilities together with those
 distances and its neighbours' probabilities; a cell's probabilities mix both stages, the context
 stage weighing ``CONTEXT_WEIGHT`` (dev photos, equal weights: 98.51 → 98.87 % of cells right, most
-on colour shading and unseen marker fills). The
-context stage can run in two rounds (``TrainConfig.context_rounds``, :func:`second_round_inputs`): the
-second reads the first round's probabilities of each cell and its neighbours. Measured in session 13
-and not shipped (no clear gain, a bigger file): the shipped model has one round.
+on colour shading and unseen marker fills). The context stage can run in two rounds
+(``TrainConfig.context_rounds``, :func:`second_round_inputs`): the second reads the first round's
+probabilities of each cell and its neighbours. Measured in session 13 and not shipped (no clear
+gain, a bigger file): the shipped model has one round.
 
 The coin model is a ``HistGradientBoostingClassifier`` over :mod:`vision.coins` features. All of
 it is stored in ``models/reader.skops`` — skops, not pickle, so loading never runs code from the
