@@ -434,6 +434,25 @@ def test_a_side_pull_the_thin_lines_favour_less_is_kept_when_the_lattice_score_c
     assert grid_error_u(located.upright.intersections, photo.truth["intersections"]) < 0.4
 
 
+def test_a_frame_side_outranked_by_longer_lines_is_still_tried_last() -> None:
+    """Fresh photo 51400183 (a clear, nearly blank side-B sheet, tilted and curled, two fingers on its
+    header): the frame's outline merges with the fingers and the paper's edge into one contour, so
+    only the long-segment source can outline it, and the frame's left side, detected along three
+    quarters of its length, is the 7th longest vertical line (the coin track's and the season
+    boxes' sides are longer). Its late quads (``SEGMENT_LINES_LATE``), tried when nothing else
+    passes, find it 0.03 u off (session 14; before: "no map grid found")."""
+    from vision.load import load_photo
+    from vision.reader import locate
+    from vision.synth import make_photo
+    from vision.train import grid_error_u
+
+    photo = make_photo(51400183)
+    loaded = load_photo(photo.jpeg)
+    located = locate(loaded)
+    assert located.orientation.side == "B"
+    assert grid_error_u(located.upright.intersections * loaded.scale, photo.truth["intersections"]) < 0.1
+
+
 def columns_moved(truth: np.ndarray, shift_u: np.ndarray) -> np.ndarray:
     """The true crossings with each of the 12 columns moved ``shift_u`` units to the right on the sheet."""
     moved = grid.ideal_intersections()

@@ -311,6 +311,13 @@ def _fallback_hypotheses(gray: np.ndarray) -> list[list[np.ndarray]]:
 SEGMENT_MIN_LENGTH = 0.04  # of the long side: a frame side's straight segment (the dashed lines' are shorter)
 SEGMENT_LINES = 6  # strongest merged lines per direction whose pairs make quads
 SEGMENT_QUADS = 16  # quads (by the length of their four lines) pre-checked
+#: tried last, only when nothing else passes at that size: quads that use the 7th or 8th longest line of a direction
+#: (a frame side the coin track's and the season boxes' longer sides outrank: fresh photo 51400183, session 14),
+#: the best SEGMENT_LATE_QUADS by length pre-checked and SEGMENT_LATE_REFINED of them refined (not added to the
+#: rescue's candidates). Mixed in with the usual quads they pushed dev 7's 50700140 out of the refined ones.
+SEGMENT_LINES_LATE = 8
+SEGMENT_LATE_QUADS = 8
+SEGMENT_LATE_REFINED = 2
 #: a segment quad's lattice this clear (a wrong long line, e.g. the coin track's, gives a lattice a cell
 #: off with a score of 1.3) needs the mountains to show only a little (SEGMENT_MOUNTAINS), not clearly
 SEGMENT_CLEAR_LINES = 2.0
@@ -318,6 +325,11 @@ SEGMENT_MOUNTAINS = 0.03
 
 
 def _segment_quads(gray: np.ndarray) -> list[np.ndarray]:
+    """The usual quads of :func:`_segment_quad_sets`."""
+    return _segment_quad_sets(gray)[0]
+
+
+def _segment_quad_sets(gray: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """Quads from the long straight segments (the third source: no clean outline needed).
 
     When the frame's outline merges with the sheet's content (symbols touching the frame band)
@@ -326,19 +338,21 @@ def _segment_quads(gray: np.ndarray) -> list[np.ndarray]:
     are split into the dominant direction (±22°) and the one across it, merged into lines
     (within 3° and 0.6 % of the long side), and every pair of the ``SEGMENT_LINES`` longest
     lines of one direction is intersected with every pair of the other; plausible quads of at
-    least 1.6 % of the photo are returned, longest lines first.
+    least 1.6 % of the photo are returned, longest lines first. Second, the late quads: those
+    that use a line ranked ``SEGMENT_LINES`` + 1 … ``SEGMENT_LINES_LATE`` in its direction
+    (``SEGMENT_LATE_QUADS`` of them, longest first).
     """
     h, w = gray.shape
     detected = cv2.createLineSegmentDetector(cv2.LSD_REFINE_STD).detect(gray)[0]
     if detected is None:
-        return []
+        return [], []
     segs = detected.reshape(-1, 4).astype(np.float64)
     d = segs[:, 2:] - segs[:, :2]
     length = np.hypot(d[:, 0], d[:, 1])
     keep = length > SEGMENT_MIN_LENGTH * max(h, w)
     segs, d, length = segs[keep], d[keep], length[keep]
     if len(segs) < 4:
-        return []
+        return [], []
     ang = np.degrees(np.arctan2(d[:, 1], d[:, 0])) % 180
     hist = np.zeros(180)
     np.add.at(hist, ang.astype(int) % 180, length)
@@ -358,15 +372,15 @@ def _segment_quads(gray: np.ndarray) -> list[np.ndarray]:
             else:
                 merged.append([normal, float(normal @ mid), float(length[i])])
         merged.sort(key=lambda m: -m[2])
-        lines.append(merged[:SEGMENT_LINES])
+        lines.append(merged[:SEGMENT_LINES_LATE])
 
     def cross(a, b):
         m = np.array([a[0], b[0]])
         return None if abs(np.linalg.det(m)) < 1e-6 else np.linalg.solve(m, [a[1], b[1]])
 
-    out = []
-    for a1, a2 in combinations(lines[0], 2):
-        for b1, b2 in combinations(lines[1], 2):
+    out, late = [], []
+    for (i1, a1), (i2, a2) in combinations(enumerate(lines[0]), 2):
+        for (j1, b1), (j2, b2) in combinations(enumerate(lines[1]), 2):
             pts = [cross(a1, b1), cross(a1, b2), cross(a2, b2), cross(a2, b1)]
             if any(p is None for p in pts):
                 continue
@@ -376,9 +390,10 @@ def _segment_quads(gray: np.ndarray) -> list[np.ndarray]:
             if (quad[:, 0] < -0.1 * w).any() or (quad[:, 0] > 1.1 * w).any() or (quad[:, 1] < -0.1 * h).any() \
                     or (quad[:, 1] > 1.1 * h).any():
                 continue
-            out.append((a1[2] + a2[2] + b1[2] + b2[2], quad))
+            (late if max(i2, j2) >= SEGMENT_LINES else out).append((a1[2] + a2[2] + b1[2] + b2[2], quad))
     out.sort(key=lambda t: -t[0])
-    return [q for _, q in out[:SEGMENT_QUADS]]
+    late.sort(key=lambda t: -t[0])
+    return [q for _, q in out[:SEGMENT_QUADS]], [q for _, q in late[:SEGMENT_LATE_QUADS]]
 
 
 # ---- lattice check -------------------------------------------------------------------------
@@ -752,22 +767,37 @@ def _search(image: np.ndarray, max_refined: int = 8, long_side: int = FIND_LONG_
         passing += _check_hypotheses(small, darkest, hypotheses, rejected=here)
     if fallback:
         # the second source, tried only when the frame quads gave nothing at either size
-        more = []
+        usual, late = _segment_quad_sets(gray)
         sources = [(h, np.inf) for h in _fallback_hypotheses(gray)]
-        sources += [([_quad_homography(q), _quad_homography(q) @ FRAME_OUTER_TO_CELLS], SEGMENT_CLEAR_LINES)
-                    for q in _segment_quads(gray)]
-        for hypotheses, clear in sources:
-            hom, contrast = lattice_fit(darkest, hypotheses[0])
-            if contrast >= PRECHECK_CONTRAST:
-                more.append((contrast, hypotheses + [hom], clear))
-        more.sort(key=lambda t: -t[0])
-        for _, hypotheses, clear in more[:FALLBACK_REFINED]:
+        sources += [(_segment_hypotheses(q), SEGMENT_CLEAR_LINES) for q in usual]
+        for _, hypotheses, clear in _prechecked(darkest, sources)[:FALLBACK_REFINED]:
             passing += _check_hypotheses(small, darkest, hypotheses, strict=True, rejected=here, clear_lines=clear)
+        if not passing:  # a frame side outranked by longer lines: last, on a small budget of its own
+            for _, hypotheses, clear in _prechecked(darkest, [(_segment_hypotheses(q), SEGMENT_CLEAR_LINES)
+                                                              for q in late])[:SEGMENT_LATE_REFINED]:
+                passing += _check_hypotheses(small, darkest, hypotheses, strict=True, clear_lines=clear)
     to_full = np.diag([1.0 / shrink, 1.0 / shrink, 1.0])
     if rejected is not None:
         rejected += [(to_full @ hom, pts / shrink, disp, strict) for hom, pts, disp, strict in here]
     best = _choose(passing)
     return None if best is None else best.scaled(1.0 / shrink)
+
+
+def _segment_hypotheses(quad: np.ndarray) -> list[np.ndarray]:
+    """A segment quad as the cell area and as the frame band's outer line."""
+    as_cells = _quad_homography(quad)
+    return [as_cells, as_cells @ FRAME_OUTER_TO_CELLS]
+
+
+def _prechecked(darkest: np.ndarray, sources: list[tuple[list[np.ndarray], float]]) -> list[tuple]:
+    """(contrast, hypotheses + the re-anchored one, clear) of the sources whose first hypothesis passes the
+    pre-check (:func:`lattice_fit`), best contrast first."""
+    out = []
+    for hypotheses, clear in sources:
+        hom, contrast = lattice_fit(darkest, hypotheses[0])
+        if contrast >= PRECHECK_CONTRAST:
+            out.append((contrast, hypotheses + [hom], clear))
+    return sorted(out, key=lambda t: -t[0])
 
 
 # ---- 2. local refinement -------------------------------------------------------------------
