@@ -350,7 +350,7 @@ def test_segment_source_finds_the_frame_from_its_straight_sides(seed: int, monke
     monkeypatch.setattr(grid, "_fallback_hypotheses", lambda gray: [])
     assert grid.find_grid(photo) is None and grid.find_grid(photo, long_side=1800) is None
     cell_px = np.median(np.linalg.norm(np.diff(truth, axis=1), axis=2))
-    quads = grid._segment_quads(cv2.cvtColor(photo, cv2.COLOR_BGR2GRAY))
+    quads = grid._segment_quad_sets(cv2.cvtColor(photo, cv2.COLOR_BGR2GRAY))[0]
     corners = np.array([truth[0, 0], truth[0, -1], truth[-1, -1], truth[-1, 0]])
     assert min(np.abs(np.roll(q, k, axis=0) - corners).max() for q in quads for k in range(4)) < 0.5 * cell_px
     fit = grid.fit_grid(photo)

@@ -10,7 +10,7 @@ Three steps, each checkable on its own (sheet-reference.md, "Layout"):
    mountains, :func:`_accepted`): lens distortion and bowed paper bend lines too much for a check
    through one homography. Only when that finds nothing: outline fallbacks
    (:func:`_fallback_hypotheses`) and quads from the photo's long straight segments
-   (:func:`_segment_quads`, the frame's sides when no contour outlines it).
+   (:func:`_segment_quad_sets`, the frame's sides when no contour outlines it).
 2. :func:`refine_intersections` — the 12 × 12 printed line crossings, each snapped locally to the
    nearest line crossing, then made a smooth field (a robust coarse-to-fine surface — plane,
    quadratic, cubic — plus small local residuals) so the map follows curl without jumping to a
@@ -322,11 +322,6 @@ SEGMENT_LATE_REFINED = 2
 #: off with a score of 1.3) needs the mountains to show only a little (SEGMENT_MOUNTAINS), not clearly
 SEGMENT_CLEAR_LINES = 2.0
 SEGMENT_MOUNTAINS = 0.03
-
-
-def _segment_quads(gray: np.ndarray) -> list[np.ndarray]:
-    """The usual quads of :func:`_segment_quad_sets`."""
-    return _segment_quad_sets(gray)[0]
 
 
 def _segment_quad_sets(gray: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray]]:
