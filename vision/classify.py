@@ -263,8 +263,8 @@ def nearby_paper(features: np.ndarray, probabilities: np.ndarray, scale: np.ndar
     >>> x[0, CELL_FEATURE_NAMES.index("db_mean")] = 4.0  # cell 0 more yellow than the paper around it
     >>> p = np.zeros((116, len(CELL_CLASSES))); p[:, 0] = 1.0  # every cell surely empty
     >>> f = nearby_paper(x, p, np.ones(len(CONTEXT_FEATURES)))
-    >>> f[0, 0].round(2), f[0, 2 + NEARBY_DIFFERENCES.index("db_mean")].round(2), f[5, 0].round(2)
-    (np.float64(3.0), np.float64(3.0), np.float64(0.0))
+    >>> [round(float(v), 2) for v in (f[0, 0], f[0, 2 + NEARBY_DIFFERENCES.index("db_mean")], f[5, 0])]
+    [3.0, 3.0, 0.0]
     """
     weights = nearby_weights(sheet_side(features))
     if len(features) != len(weights):
