@@ -373,10 +373,11 @@ def _segment_quad_sets(gray: np.ndarray) -> tuple[list[np.ndarray], list[np.ndar
         m = np.array([a[0], b[0]])
         return None if abs(np.linalg.det(m)) < 1e-6 else np.linalg.solve(m, [a[1], b[1]])
 
+    crossing = [[cross(a, b) for b in lines[1]] for a in lines[0]]  # each pair of lines once, not per quad
     out, late = [], []
     for (i1, a1), (i2, a2) in combinations(enumerate(lines[0]), 2):
         for (j1, b1), (j2, b2) in combinations(enumerate(lines[1]), 2):
-            pts = [cross(a1, b1), cross(a1, b2), cross(a2, b2), cross(a2, b1)]
+            pts = [crossing[i1][j1], crossing[i1][j2], crossing[i2][j2], crossing[i2][j1]]
             if any(p is None for p in pts):
                 continue
             quad = order_corners(np.array(pts))
