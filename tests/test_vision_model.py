@@ -125,6 +125,25 @@ def test_nearby_paper_compares_each_cell_with_the_sure_empty_cells_around_it() -
         nearby_paper(x[:50], p[:50], np.ones(len(CONTEXT_FEATURES)))
 
 
+def test_sheet_look_tells_a_faint_pencil_sheet_from_a_bold_marker_one() -> None:
+    from vision.classify import CONTEXT_FEATURES, sheet_look
+
+    db = CELL_FEATURE_NAMES.index("db_mean")
+    k = CONTEXT_FEATURES.index("db_mean")
+    scale = np.full(len(CONTEXT_FEATURES), 2.0)
+    rng = np.random.default_rng(3)
+    pencil = np.zeros((116, len(CELL_FEATURE_NAMES)))
+    pencil[:, db] = rng.choice([0.0, 3.0], 116)  # faint yellow strokes on half the cells
+    marker = pencil.copy()
+    marker[:, db] *= 10  # the same cells filled with bold yellow
+    a, b = sheet_look(pencil, scale), sheet_look(marker, scale)
+    assert a.shape == (116, 2 * len(CONTEXT_FEATURES)) and (a == a[0]).all()  # one row for the whole sheet
+    assert b[0, len(CONTEXT_FEATURES) + k] == pytest.approx(10 * a[0, len(CONTEXT_FEATURES) + k])  # spread
+    assert a[0, len(CONTEXT_FEATURES) + k] == pytest.approx(pencil[:, db].std() / 2)  # in units of ``scale``
+    assert np.allclose(sheet_look(pencil[::-1], scale), a)  # the cells' order does not matter
+    assert a[0, k] == pytest.approx(np.median(pencil[:, db]) / 2)
+
+
 def test_clearing_unread_tree_fields_keeps_predictions_and_shrinks_the_file() -> None:
     import zipfile
 

@@ -91,11 +91,13 @@ def test_a_tiny_training_run_gives_a_loadable_model(tmp_path) -> None:
     assert len(loaded.meta["training"]["first_context_iterations"]) == 2
     assert loaded.context.n_features_in_ == loaded.first_context[0].n_features_in_ + 13 + 6
     networks = loaded.network_probabilities(sheet)
-    # the first round reads the empty paper around each cell too (nearby_paper: 8 measures), as saved
+    # the first round reads the empty paper around each cell too (nearby_paper: 8 measures) and the sheet's
+    # look (sheet_look: the median and spread of each colour measure), as saved
     assert loaded.nearby_paper and loaded.meta["config"]["nearby_paper"]
+    assert loaded.sheet_look and loaded.meta["config"]["sheet_look"]
     width = context_inputs(sheet, networks, loaded.context_scale).shape[1]
-    assert loaded.first_context[0].n_features_in_ == width == context_inputs(sheet, networks, loaded.context_scale,
-                                                                             nearby=False).shape[1] + 8
+    without = context_inputs(sheet, networks, loaded.context_scale, nearby=False, look=False).shape[1]
+    assert loaded.first_context[0].n_features_in_ == width == without + 8 + 2 * len(CONTEXT_FEATURES)
     assert not np.allclose(proba, networks)
     assert np.allclose(proba, model.cell_probabilities(sheet))
     meta = loaded.meta

@@ -7,7 +7,8 @@ histograms, a darkness thumbnail); their mean is both more accurate and better c
 network. Then the *sheet context* stage (:func:`sheet_context`): a player uses the same pencils all
 over a sheet, so each cell's ink colour is compared with the cells of the same sheet the networks
 are sure of, class by class, and with the sure empty paper around it (:func:`nearby_paper`, session
-14), and a ``HistGradientBoostingClassifier`` reads the networks' probabilities together with those
+14); the sheet's own look, the median and spread of its cells' colour measures (:func:`sheet_look`,
+session 16), says what kind of sheet that is; and a ``HistGradientBoostingClassifier`` reads the networks' probabilities together with those
 distances and its neighbours' probabilities; a cell's probabilities mix both stages, the context
 stage weighing ``CONTEXT_WEIGHT`` (dev photos, equal weights: 98.51 → 98.87 % of cells right, most
 on colour shading and unseen marker fills). The context stage can run in two rounds
@@ -115,6 +116,7 @@ class ReaderModel:
     context: object | None = None  # HistGradientBoostingClassifier over context_inputs(); None: networks only
     context_scale: np.ndarray | None = None  # (len(CONTEXT_FEATURES),) spread of each measure in training
     nearby_paper: bool = False  # the context stage also reads nearby_paper() (session 14 on; older files do not)
+    sheet_look: bool = False  # and sheet_look() (session 16 on)
     # The first context round, one stage per half of the training photos (their mean is read); when
     # present, ``context`` is the second round, over second_round_inputs(). Empty: one round (session 11)
     first_context: list = field(default_factory=list)
@@ -150,7 +152,7 @@ class ReaderModel:
         if self.context is None or len(features) == 0:
             return networks
         with single_thread():
-            inputs = context_inputs(features, networks, self.context_scale, self.nearby_paper)
+            inputs = context_inputs(features, networks, self.context_scale, self.nearby_paper, self.sheet_look)
             if self.first_context:
                 first = np.mean([full_proba(stage, inputs) for stage in self.first_context], axis=0)
                 inputs = second_round_inputs(inputs, mix_context(networks, first), sheet_side(features))
@@ -279,21 +281,47 @@ def nearby_paper(features: np.ndarray, probabilities: np.ndarray, scale: np.ndar
                           axis=1)
 
 
+def sheet_look(features: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    """(N, 2 × len(CONTEXT_FEATURES)) for the cells of one sheet, the same row for every cell: the
+    median and the standard deviation over the sheet of each colour measure (CONTEXT_FEATURES / ``scale``).
+
+    The measures are taken against the sheet's own paper, yet the same faint yellow means a pencil
+    farm on a sheet of faint pencil strokes and paper under warm light on a sheet of bold marker
+    fills: the spread says which kind of sheet it is, the median how far its light and tint were
+    left over. Context stages fitted on session 11's 800 cached training photos, dev 7 + dev 8 cells
+    wrong (networks of two fitting seeds): 347 / 371 without, 285 / 323 with the median and spread;
+    spread only 288, median only 308, 10th/50th/90th percentiles 284 (docs/reader-history.md, "Session 16").
+
+    >>> from vision.features import CELL_FEATURE_NAMES
+    >>> x = np.zeros((4, len(CELL_FEATURE_NAMES))); x[:, CELL_FEATURE_NAMES.index("db_mean")] = [0, 0, 2, 6]
+    >>> look = sheet_look(x, np.ones(len(CONTEXT_FEATURES)))
+    >>> k = CONTEXT_FEATURES.index("db_mean")
+    >>> look[:, k].tolist(), look[0, len(CONTEXT_FEATURES) + k].tolist()  # median 1 for every cell; spread
+    ([1.0, 1.0, 1.0, 1.0], 2.449489742783178)
+    """
+    z = features[:, _CONTEXT_COLUMNS].astype(np.float64) / scale
+    row = np.concatenate([np.median(z, axis=0), z.std(axis=0)])
+    return np.repeat(row[None, :], len(features), axis=0)
+
+
 def sheet_side(features: np.ndarray) -> str:
     """The side of the sheet whose cells ``features`` describe (their ``side_b`` feature)."""
     return "B" if features[0, _SIDE_B] > 0.5 else "A"
 
 
 def context_inputs(features: np.ndarray, probabilities: np.ndarray, scale: np.ndarray,
-                   nearby: bool = True) -> np.ndarray:
+                   nearby: bool = True, look: bool = True) -> np.ndarray:
     """Everything the (first round of the) sheet-context stage reads about one whole sheet:
-    :func:`sheet_context` and :func:`neighbour_summary` of the networks' probabilities, and
-    :func:`nearby_paper` unless ``nearby`` is False (models before session 14).
+    :func:`sheet_context` and :func:`neighbour_summary` of the networks' probabilities,
+    :func:`nearby_paper` unless ``nearby`` is False (models before session 14) and :func:`sheet_look`
+    unless ``look`` is False (models before session 16).
     Neighbours: session 11, context stages fitted on the same 800 photos read dev 7 / dev 8 cells
     131 / 260 wrong without, 115 / 219 with."""
     parts = [sheet_context(features, probabilities, scale), neighbour_summary(probabilities, sheet_side(features))]
     if nearby:
         parts.append(nearby_paper(features, probabilities, scale))
+    if look:
+        parts.append(sheet_look(features, scale))
     return np.concatenate(parts, axis=1)
 
 
@@ -411,7 +439,8 @@ def load_model(model_file: Path = MODEL_FILE, meta_file: Path = META_FILE) -> Re
     return ReaderModel(shape=list(obj["shape"]), coins=obj["coins"], meta=meta, context=obj.get("context"),
                        context_scale=None if scale is None else np.asarray(scale, np.float64),
                        first_context=list(obj.get("first_context", [])),
-                       nearby_paper=bool(meta.get("config", {}).get("nearby_paper", False)))
+                       nearby_paper=bool(meta.get("config", {}).get("nearby_paper", False)),
+                       sheet_look=bool(meta.get("config", {}).get("sheet_look", False)))
 
 
 @lru_cache(maxsize=1)

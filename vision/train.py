@@ -79,6 +79,9 @@ class TrainConfig:
     # the context stage also compares each cell with the empty paper around it (vision.classify.nearby_paper;
     # session 14's retrain: 566 → 535 wrong cells on 1 071 benchmark, dev and hard photos, sheets exact 833 → 838)
     nearby_paper: bool = True
+    # and reads the sheet's own look, the median and spread of its cells' colour measures (vision.classify.sheet_look;
+    # on session 11's 800 cached photos, dev 7 + dev 8 cells wrong 347 / 371 → 285 / 323 for two fitting seeds)
+    sheet_look: bool = True
     learning_rate: float = 0.08
     max_leaf_nodes: int = 31
     # shape networks: (512, 256) read 291 dev photos' cells 98.81 → 98.88 % (two networks on halves of
@@ -307,7 +310,7 @@ def fit_context(photos: list[dict], nets: list, cfg: TrainConfig, log=print) -> 
     other = {h: [n for k, n in enumerate(nets) if k % 2 != h] for h in (0, 1)}
     t0 = time.time()
     networks = [np.mean([full_proba(n, x) for n in other[h]], axis=0) for h, x, _ in sheets]
-    rows = [context_inputs(x, p, scale, cfg.nearby_paper) for (_, x, _), p in zip(sheets, networks)]
+    rows = [context_inputs(x, p, scale, cfg.nearby_paper, cfg.sheet_look) for (_, x, _), p in zip(sheets, networks)]
     labels = np.concatenate([y for _, _, y in sheets])
     fit = lambda X, y: _fit(X, y, cfg, max_leaf_nodes=15, max_iter=cfg.context_max_iter)
     first = []
@@ -369,7 +372,7 @@ def train(cfg: TrainConfig, log=print) -> ReaderModel:
         coins = _fit(np.concatenate([x for r in fit_set for x in (r["Xc"], r["Xc_relit"])]),
                      np.concatenate([r["yc"] for r in fit_set for _ in range(2)]), cfg)
     model = ReaderModel(shape=shape, coins=coins, context=context, context_scale=scale, first_context=first_context,
-                        nearby_paper=cfg.nearby_paper)
+                        nearby_paper=cfg.nearby_paper, sheet_look=cfg.sheet_look)
     validation, threshold = validate(model, val)
     model.meta = {
         "config": asdict(cfg),
