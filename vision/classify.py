@@ -8,8 +8,8 @@ network. Then the *sheet context* stage (:func:`sheet_context`): a player uses t
 over a sheet, so each cell's ink colour is compared with the cells of the same sheet the networks
 are sure of, class by class, and with the sure empty paper around it (:func:`nearby_paper`, session
 14); the sheet's own look, the median and spread of its cells' colour measures (:func:`sheet_look`,
-session 16), says what kind of sheet that is; and a ``HistGradientBoostingClassifier`` reads the networks' probabilities together with those
-distances and its neighbours' probabilities; a cell's probabilities mix both stages, the context
+session 16), says what kind of sheet that is; and a ``HistGradientBoostingClassifier`` reads the
+networks' probabilities together with those distances and its neighbours' probabilities; a cell's probabilities mix both stages, the context
 stage weighing ``CONTEXT_WEIGHT`` (dev photos, equal weights: 98.51 → 98.87 % of cells right, most
 on colour shading and unseen marker fills). The context stage can run in two rounds
 (``TrainConfig.context_rounds``, :func:`second_round_inputs`): the second reads the first round's
@@ -166,6 +166,12 @@ class ReaderModel:
         return proba[:, classes.index(1)] if 1 in classes else np.zeros(len(features))
 
 
+def scaled_colour(features: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    """The cells' colour measures (CONTEXT_FEATURES) in units of their training spread ``scale``: the
+    space in which the context stage measures distances between cells."""
+    return features[:, _CONTEXT_COLUMNS].astype(np.float64) / scale
+
+
 def sheet_context(features: np.ndarray, probabilities: np.ndarray, scale: np.ndarray) -> np.ndarray:
     """Inputs of the sheet-context stage for the drawable cells of one sheet, (N, 6 + 12 + 19):
     the networks' probabilities; for each class, how far the cell's colour measures
@@ -182,7 +188,7 @@ def sheet_context(features: np.ndarray, probabilities: np.ndarray, scale: np.nda
     10.0
     """
     colour = features[:, _CONTEXT_COLUMNS].astype(np.float64)
-    z = colour / scale
+    z = scaled_colour(features, scale)
     out = np.zeros((len(features), 2 * len(CELL_CLASSES)))
     for k in range(len(CELL_CLASSES)):
         sure = (probabilities[:, k] >= CONTEXT_SURE).astype(np.float64)
@@ -271,7 +277,7 @@ def nearby_paper(features: np.ndarray, probabilities: np.ndarray, scale: np.ndar
     weights = nearby_weights(sheet_side(features))
     if len(features) != len(weights):
         raise ValueError(f"nearby_paper needs one whole sheet: {len(weights)} drawable cells, got {len(features)}")
-    z = features[:, _CONTEXT_COLUMNS].astype(np.float64) / scale
+    z = scaled_colour(features, scale)
     w = weights * (probabilities[:, CELL_CLASSES.index(Terrain.EMPTY)] >= CONTEXT_SURE)[None, :]
     total = w.sum(axis=1)
     near = total > 1e-3
@@ -299,7 +305,7 @@ def sheet_look(features: np.ndarray, scale: np.ndarray) -> np.ndarray:
     >>> look[:, k].tolist(), look[0, len(CONTEXT_FEATURES) + k].tolist()  # median 1 for every cell; spread
     ([1.0, 1.0, 1.0, 1.0], 2.449489742783178)
     """
-    z = features[:, _CONTEXT_COLUMNS].astype(np.float64) / scale
+    z = scaled_colour(features, scale)
     row = np.concatenate([np.median(z, axis=0), z.std(axis=0)])
     return np.repeat(row[None, :], len(features), axis=0)
 
