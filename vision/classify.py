@@ -9,9 +9,9 @@ over a sheet, so each cell's ink colour is compared with the cells of the same s
 are sure of, class by class, and with the sure empty paper around it (:func:`nearby_paper`, session
 14); the sheet's own look, the median and spread of its cells' colour measures (:func:`sheet_look`,
 session 16), says what kind of sheet that is; and a ``HistGradientBoostingClassifier`` reads the
-networks' probabilities together with those distances and its neighbours' probabilities; a cell's probabilities mix both stages, the context
-stage weighing ``CONTEXT_WEIGHT`` (dev photos, equal weights: 98.51 → 98.87 % of cells right, most
-on colour shading and unseen marker fills). The context stage can run in two rounds
+networks' probabilities together with those distances and its neighbours' probabilities; a cell's
+probabilities mix both stages, the context stage weighing ``CONTEXT_WEIGHT`` (dev photos, equal
+weights: 98.51 → 98.87 % of cells right, most on colour shading and unseen marker fills). The context stage can run in two rounds
 (``TrainConfig.context_rounds``, :func:`second_round_inputs`): the second reads the first round's
 probabilities of each cell and its neighbours. Measured in session 13 and not shipped (no clear
 gain, a bigger file): the shipped model has one round.
@@ -188,7 +188,7 @@ def sheet_context(features: np.ndarray, probabilities: np.ndarray, scale: np.nda
     10.0
     """
     colour = features[:, _CONTEXT_COLUMNS].astype(np.float64)
-    z = scaled_colour(features, scale)
+    z = colour / scale  # scaled_colour(), from the columns already taken
     out = np.zeros((len(features), 2 * len(CELL_CLASSES)))
     for k in range(len(CELL_CLASSES)):
         sure = (probabilities[:, k] >= CONTEXT_SURE).astype(np.float64)
@@ -442,11 +442,12 @@ def load_model(model_file: Path = MODEL_FILE, meta_file: Path = META_FILE) -> Re
     if "shape" not in obj:
         raise ModelMissingError(f"{model_file} is a model from an older reader: run 'cartographers train'")
     scale = obj.get("context_scale")
+    config = meta.get("config", {})  # which context inputs the file's stage reads (older files: fewer)
     return ReaderModel(shape=list(obj["shape"]), coins=obj["coins"], meta=meta, context=obj.get("context"),
                        context_scale=None if scale is None else np.asarray(scale, np.float64),
                        first_context=list(obj.get("first_context", [])),
-                       nearby_paper=bool(meta.get("config", {}).get("nearby_paper", False)),
-                       sheet_look=bool(meta.get("config", {}).get("sheet_look", False)))
+                       nearby_paper=bool(config.get("nearby_paper", False)),
+                       sheet_look=bool(config.get("sheet_look", False)))
 
 
 @lru_cache(maxsize=1)
