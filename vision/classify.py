@@ -2,19 +2,19 @@
 
 Cells are read in two stages. First four ``MLPClassifier`` networks (each behind a
 ``StandardScaler``), two fitted on each half of the training photos from different random starts,
-over the features of :mod:`vision.features` (ink colour and darkness, stroke-orientation
-histograms, a darkness thumbnail); their mean is both more accurate and better calibrated than one
-network. Then the *sheet context* stage (:func:`sheet_context`): a player uses the same pencils all
-over a sheet, so each cell's ink colour is compared with the cells of the same sheet the networks
-are sure of, class by class, and with the sure empty paper around it (:func:`nearby_paper`, session
-14); the sheet's own look, the median and spread of its cells' colour measures (:func:`sheet_look`,
-session 16), says what kind of sheet that is; and a ``HistGradientBoostingClassifier`` reads the
-networks' probabilities together with those distances and its neighbours' probabilities; a cell's
+over the features of :mod:`vision.features` (ink colour and darkness, stroke-orientation histograms,
+a darkness thumbnail); their mean is both more accurate and better calibrated than one network. Then
+the *sheet context* stage (:func:`sheet_context`): a player uses the same pencils all over a sheet,
+so each cell's ink colour is compared with the cells of the same sheet the networks are sure of,
+class by class, and with the sure empty paper around it (:func:`nearby_paper`, session 14); the
+sheet's own look, the median and spread of its cells' colour measures (:func:`sheet_look`, session
+16), says what kind of sheet that is; and a ``HistGradientBoostingClassifier`` reads the networks'
+probabilities together with those distances and its neighbours' probabilities; a cell's
 probabilities mix both stages, the context stage weighing ``CONTEXT_WEIGHT`` (dev photos, equal
-weights: 98.51 → 98.87 % of cells right, most on colour shading and unseen marker fills). The context stage can run in two rounds
-(``TrainConfig.context_rounds``, :func:`second_round_inputs`): the second reads the first round's
-probabilities of each cell and its neighbours. Measured in session 13 and not shipped (no clear
-gain, a bigger file): the shipped model has one round.
+weights: 98.51 → 98.87 % of cells right, most on colour shading and unseen marker fills). The
+context stage can run in two rounds (``TrainConfig.context_rounds``, :func:`second_round_inputs`):
+the second reads the first round's probabilities of each cell and its neighbours. Measured in
+session 13 and not shipped (no clear gain, a bigger file): the shipped model has one round.
 
 The coin model is a ``HistGradientBoostingClassifier`` over :mod:`vision.coins` features. All of
 it is stored in ``models/reader.skops`` — skops, not pickle, so loading never runs code from the
