@@ -98,6 +98,8 @@ _NEARBY_COLUMNS = [CONTEXT_FEATURES.index(n) for n in NEARBY_DIFFERENCES]
 #: the context stage's share of a cell's probabilities (the networks have the rest). Session 8's model on the
 #: cached dev cell areas, cells wrong at 0.5 / 0.6 / 0.7: dev 7 126 / 119 / 124, dev 8 256 / 247 / 247, with
 #: 0.2–0.3 points more cells flagged to catch 97 % of them (docs/reader-history.md, "Session 9")
+#: Session 17, on the shipped stage: 0.7–1.0 read as many cells wrong and, at equal catch, flag as many (a move
+#: along one curve); 0.5 read 9 % more wrong (docs/reader-history.md, "Session 17")
 CONTEXT_WEIGHT = 0.6
 
 
