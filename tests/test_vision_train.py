@@ -71,7 +71,7 @@ def test_training_jobs_carry_the_configured_takes() -> None:
 
 def test_a_tiny_training_run_gives_a_loadable_model(tmp_path) -> None:
     cfg = TrainConfig(seed=7, photos=8, workers=2, epochs=3, max_iter=10, max_megapixels=1.0, networks=3,
-                      context_rounds=2)  # the shipped recipe has one round; this also runs the second
+                      context_rounds=2, tree_iterations=4)  # the shipped recipe has one round; this also runs the second
     model = train(cfg, log=lambda *_: None)
     save_model(model, tmp_path / "m.skops", tmp_path / "m.json")
     loaded = load_model(tmp_path / "m.skops", tmp_path / "m.json")
@@ -95,11 +95,15 @@ def test_a_tiny_training_run_gives_a_loadable_model(tmp_path) -> None:
     # look (sheet_look: the median and spread of each colour measure), as saved
     assert loaded.nearby_paper and loaded.meta["config"]["nearby_paper"]
     assert loaded.sheet_look and loaded.meta["config"]["sheet_look"]
-    width = context_inputs(sheet, networks, loaded.context_scale).shape[1]
+    # … and the probabilities of the two halves' trees (6), fitted, saved and loaded with the iterations asked for
+    assert len(loaded.trees) == 2 and loaded.meta["training"]["tree_iterations"] == [4, 4]
+    trees = loaded.tree_probabilities(sheet)
+    assert trees.shape == (116, len(CELL_CLASSES)) and np.allclose(trees, model.tree_probabilities(sheet))
+    width = context_inputs(sheet, networks, loaded.context_scale, trees=trees).shape[1]
     without = context_inputs(sheet, networks, loaded.context_scale, nearby=False, look=False).shape[1]
-    assert loaded.first_context[0].n_features_in_ == width == without + 8 + 2 * len(CONTEXT_FEATURES)
+    assert loaded.first_context[0].n_features_in_ == width == without + 8 + 2 * len(CONTEXT_FEATURES) + 6
     assert not np.allclose(proba, networks)
-    assert np.allclose(proba, model.cell_probabilities(sheet))
+    assert np.array_equal(proba, model.cell_probabilities(sheet))  # saved and loaded bit for bit (packed trees)
     meta = loaded.meta
     assert meta["training"]["photos_generated"] == 8
     assert meta["training"]["photos_fitted"] + meta["training"]["validation_photos"] == 8

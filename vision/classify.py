@@ -9,7 +9,11 @@ so each cell's ink colour is compared with the cells of the same sheet the netwo
 class by class, and with the sure empty paper around it (:func:`nearby_paper`, session 14); the
 sheet's own look, the median and spread of its cells' colour measures (:func:`sheet_look`, session
 16), says what kind of sheet that is; and a ``HistGradientBoostingClassifier`` reads the networks'
-probabilities together with those distances and its neighbours' probabilities; a cell's
+probabilities together with those distances and its neighbours' probabilities — and, from session 18,
+the probabilities of *trees* beside the networks (:attr:`ReaderModel.trees`, two
+``HistGradientBoostingClassifier``s over the same cell features, one per half of the training
+photos): they read cells less well than the networks but err on other cells, and the context stage
+learns when to believe which (session 17, 1 368 cached photos: 700 → 650 wrong cells); a cell's
 probabilities mix both stages, the context stage weighing ``CONTEXT_WEIGHT`` (dev photos, equal
 weights: 98.51 → 98.87 % of cells right, most on colour shading and unseen marker fills). The
 context stage can run in two rounds (``TrainConfig.context_rounds``, :func:`second_round_inputs`):
@@ -122,6 +126,9 @@ class ReaderModel:
     # The first context round, one stage per half of the training photos (their mean is read); when
     # present, ``context`` is the second round, over second_round_inputs(). Empty: one round (session 11)
     first_context: list = field(default_factory=list)
+    # HistGradientBoostingClassifiers over CELL_FEATURE_NAMES, one per half of the training photos; the context
+    # stage reads their mean probabilities (context_inputs' ``trees``). Empty: no trees (files before session 18)
+    trees: list = field(default_factory=list)
 
     @property
     def low_confidence_below(self) -> float:
@@ -147,14 +154,23 @@ class ReaderModel:
         with single_thread():
             return np.mean([full_proba(m, features) for m in self.shape], axis=0)
 
+    def tree_probabilities(self, features: np.ndarray) -> np.ndarray | None:
+        """(N, 6) probabilities over CELL_CLASSES: the mean of the trees; None for a model without."""
+        if not self.trees:
+            return None
+        with single_thread():
+            return np.mean([full_proba(m, features) for m in self.trees], axis=0)
+
     def cell_probabilities(self, features: np.ndarray) -> np.ndarray:
         """(N, 6) probabilities over CELL_CLASSES for the drawable cells of ONE sheet: the networks'
-        mean, mixed with the sheet-context stage's (``CONTEXT_WEIGHT``) when the model has one."""
+        mean, mixed with the sheet-context stage's (``CONTEXT_WEIGHT``) when the model has one; the
+        context stage also reads the trees' probabilities when the model has trees."""
         networks = self.network_probabilities(features)
         if self.context is None or len(features) == 0:
             return networks
+        trees = self.tree_probabilities(features)
         with single_thread():
-            inputs = context_inputs(features, networks, self.context_scale, self.nearby_paper, self.sheet_look)
+            inputs = context_inputs(features, networks, self.context_scale, self.nearby_paper, self.sheet_look, trees)
             if self.first_context:
                 first = np.mean([full_proba(stage, inputs) for stage in self.first_context], axis=0)
                 inputs = second_round_inputs(inputs, mix_context(networks, first), sheet_side(features))
@@ -318,18 +334,28 @@ def sheet_side(features: np.ndarray) -> str:
 
 
 def context_inputs(features: np.ndarray, probabilities: np.ndarray, scale: np.ndarray,
-                   nearby: bool = True, look: bool = True) -> np.ndarray:
+                   nearby: bool = True, look: bool = True, trees: np.ndarray | None = None) -> np.ndarray:
     """Everything the (first round of the) sheet-context stage reads about one whole sheet:
     :func:`sheet_context` and :func:`neighbour_summary` of the networks' probabilities,
-    :func:`nearby_paper` unless ``nearby`` is False (models before session 14) and :func:`sheet_look`
-    unless ``look`` is False (models before session 16).
+    :func:`nearby_paper` unless ``nearby`` is False (models before session 14), :func:`sheet_look`
+    unless ``look`` is False (models before session 16), and the trees' probabilities ``trees``
+    (N, 6) when given (models from session 18).
     Neighbours: session 11, context stages fitted on the same 800 photos read dev 7 / dev 8 cells
-    131 / 260 wrong without, 115 / 219 with."""
+    131 / 260 wrong without, 115 / 219 with.
+
+    >>> p = np.full((116, len(CELL_CLASSES)), 1 / 6)
+    >>> x = np.zeros((116, len(CELL_FEATURE_NAMES)))
+    >>> one = np.ones(len(CONTEXT_FEATURES))
+    >>> context_inputs(x, p, one, trees=p).shape[1] - context_inputs(x, p, one).shape[1]  # the trees' six
+    6
+    """
     parts = [sheet_context(features, probabilities, scale), neighbour_summary(probabilities, sheet_side(features))]
     if nearby:
         parts.append(nearby_paper(features, probabilities, scale))
     if look:
         parts.append(sheet_look(features, scale))
+    if trees is not None:
+        parts.append(trees)
     return np.concatenate(parts, axis=1)
 
 
@@ -391,8 +417,13 @@ _UNREAD_NODE_FIELDS = ("count", "gain", "depth", "bin_threshold")
 
 def clear_unread_tree_fields(boosting) -> None:
     """Zero, in place, what a fitted HistGradientBoostingClassifier's predictions never read: the
-    fields in ``_UNREAD_NODE_FIELDS``, split nodes' values and leaves' split fields. Predictions stay
-    identical; session 11's context stage compresses to 1.13 MB instead of 1.53 MB."""
+    fields in ``_UNREAD_NODE_FIELDS``, split nodes' values and leaves' split fields, and (without
+    categorical features) the bin thresholds binning the training data used: predictions read raw
+    features, and those thresholds only for categories. Predictions stay identical; session 11's
+    context stage compresses to 1.13 MB instead of 1.53 MB, and session 18's trees lose 1.1 MB more."""
+    mapper = boosting._bin_mapper
+    if not np.any(mapper.is_categorical_):
+        mapper.bin_thresholds_ = []
     for predictors in boosting._predictors:
         for predictor in predictors:
             nodes = predictor.nodes
@@ -405,23 +436,87 @@ def clear_unread_tree_fields(boosting) -> None:
             nodes["feature_idx"][leaf] = 0
 
 
+#: The node fields a boosted tree's predictions read, and the type each is stored in (:func:`pack_trees`).
+_PACKED_NODE_FIELDS: dict[str, type] = {"value": np.float64, "feature_idx": np.uint16, "num_threshold": np.float64,
+                                        "missing_go_to_left": np.uint8, "left": np.uint16, "right": np.uint16,
+                                        "is_leaf": np.uint8}
+
+
+def pack_trees(boosting) -> dict[str, np.ndarray]:
+    """The trees of a fitted HistGradientBoostingClassifier as one array per node field its predictions
+    read (all trees end to end, fields as in ``_PACKED_NODE_FIELDS``) and each tree's node count.
+
+    skops writes every tree's nodes as a file of its own, each a zip entry with its headers and
+    whole records: 2 400 trees of 61 nodes took 4.8 MB, and 1.2 MB packed (session 18). Values and
+    thresholds stay float64, so :func:`unpack_trees` gives back the same predictions bit for bit.
+
+    >>> from sklearn.ensemble import HistGradientBoostingClassifier
+    >>> X = np.random.default_rng(0).normal(size=(200, 3)); y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    >>> fitted = HistGradientBoostingClassifier(max_iter=5, random_state=0).fit(X, y)
+    >>> before = fitted.predict_proba(X)
+    >>> packed = pack_trees(fitted)
+    >>> fitted._predictors = []  # what save_model writes
+    >>> unpack_trees(fitted, packed)
+    >>> fitted.n_iter_, bool(np.array_equal(fitted.predict_proba(X), before))
+    (5, True)
+    """
+    nodes = [predictor.nodes for predictors in boosting._predictors for predictor in predictors]
+    every = np.concatenate(nodes)
+    if every["is_categorical"].any():
+        raise ValueError("trees with categorical splits cannot be packed")
+    if max(every["feature_idx"].max(), every["left"].max(), every["right"].max()) > np.iinfo(np.uint16).max:
+        raise ValueError("trees too large to pack (feature or node index over 65 535)")
+    packed = {name: every[name].astype(kind) for name, kind in _PACKED_NODE_FIELDS.items()}
+    packed["node_counts"] = np.array([len(n) for n in nodes], dtype=np.int64)
+    packed["trees_per_iteration"] = np.array([len(boosting._predictors[0])], dtype=np.int64)
+    return packed
+
+
+def unpack_trees(boosting, packed: dict[str, np.ndarray]) -> None:
+    """Give ``boosting`` (a HistGradientBoostingClassifier saved without its trees) back the trees
+    :func:`pack_trees` packed, in place."""
+    from sklearn.ensemble._hist_gradient_boosting.common import PREDICTOR_RECORD_DTYPE
+    from sklearn.ensemble._hist_gradient_boosting.predictor import TreePredictor
+
+    no_bitsets = np.zeros((0, 8), dtype=np.uint32)  # no categorical splits
+    per_iteration = int(packed["trees_per_iteration"][0])
+    trees, start = [], 0
+    for count in packed["node_counts"]:
+        nodes = np.zeros(int(count), dtype=PREDICTOR_RECORD_DTYPE)
+        for name in _PACKED_NODE_FIELDS:
+            nodes[name] = packed[name][start:start + count]
+        trees.append(TreePredictor(nodes, no_bitsets, no_bitsets))
+        start += count
+    boosting._predictors = [trees[i:i + per_iteration] for i in range(0, len(trees), per_iteration)]
+
+
 def save_model(model: ReaderModel, model_file: Path = MODEL_FILE, meta_file: Path = META_FILE) -> None:
-    """Write the model (skops) and its metadata (JSON); refuse types outside TRUSTED_TYPES."""
+    """Write the model (skops) and its metadata (JSON); refuse types outside TRUSTED_TYPES. Boosted
+    trees are written packed (:func:`pack_trees`)."""
     import skops.io as sio
 
     for net in model.shape:  # the optimiser's state is only for further training, and not a trusted type
         net[-1]._optimizer = None
         net[-1]._best_coefs = net[-1]._best_intercepts = None  # a second copy of the weights, for training only
-    for boosting in (model.coins, model.context, *model.first_context):
-        if boosting is not None:
-            clear_unread_tree_fields(boosting)
+    boostings = [b for b in (model.coins, model.context, *model.first_context, *model.trees) if b is not None]
+    for boosting in boostings:
+        clear_unread_tree_fields(boosting)
     parts = {"shape": model.shape, "coins": model.coins}
     if model.context is not None:
         parts.update(context=model.context, context_scale=[float(v) for v in model.context_scale])
     if model.first_context:
         parts.update(first_context=list(model.first_context))
-    data = sio.dumps(parts,
-                     compression=zipfile.ZIP_DEFLATED, compresslevel=9)
+    if model.trees:
+        parts.update(trees=list(model.trees))
+    parts["packed_trees"] = [pack_trees(b) for b in boostings]  # in the order load_model unpacks them
+    kept = [b._predictors for b in boostings]
+    try:
+        for boosting in boostings:
+            boosting._predictors = []
+        data = sio.dumps(parts, compression=zipfile.ZIP_DEFLATED, compresslevel=9)
+    finally:
+        for boosting, predictors in zip(boostings, kept):
+            boosting._predictors = predictors
     untrusted = set(sio.get_untrusted_types(data=data)) - set(TRUSTED_TYPES)
     if untrusted:
         raise RuntimeError(f"model contains types not in TRUSTED_TYPES: {sorted(untrusted)}")
@@ -445,9 +540,13 @@ def load_model(model_file: Path = MODEL_FILE, meta_file: Path = META_FILE) -> Re
         raise ModelMissingError(f"{model_file} is a model from an older reader: run 'cartographers train'")
     scale = obj.get("context_scale")
     config = meta.get("config", {})  # which context inputs the file's stage reads (older files: fewer)
+    boostings = [b for b in (obj["coins"], obj.get("context"), *obj.get("first_context", []), *obj.get("trees", []))
+                 if b is not None]
+    for boosting, packed in zip(boostings, obj.get("packed_trees", [])):  # files before session 18: none packed
+        unpack_trees(boosting, packed)
     return ReaderModel(shape=list(obj["shape"]), coins=obj["coins"], meta=meta, context=obj.get("context"),
                        context_scale=None if scale is None else np.asarray(scale, np.float64),
-                       first_context=list(obj.get("first_context", [])),
+                       first_context=list(obj.get("first_context", [])), trees=list(obj.get("trees", [])),
                        nearby_paper=bool(config.get("nearby_paper", False)),
                        sheet_look=bool(config.get("sheet_look", False)))
 

@@ -17,9 +17,10 @@ on its grid, as the reader will see them (skipped when the found grid is off by 
 ``MAX_TRAIN_GRID_ERROR_U`` or the side is wrong, so labels always match the pixels they describe).
 
 Fitting (:func:`fit_cells`): the training photos are split in two halves by seed and two shape
-networks are fitted on each (different random starts); the reader averages the four. The
-sheet-context stage (:func:`fit_context`) is then fitted on each half as read by the other half's
-networks; with two context rounds, the second reads each half through the other half's first round.
+networks are fitted on each (different random starts); the reader averages the four. A tree model
+is fitted on each half too (:func:`fit_trees`). The sheet-context stage (:func:`fit_context`) is
+then fitted on each half as read by the other half's networks and trees; with two context rounds,
+the second reads each half through the other half's first round.
 """
 
 from __future__ import annotations
@@ -90,6 +91,14 @@ class TrainConfig:
     alpha: float = 1e-3
     epochs: int = 40  # fixed: the rows of one photo are alike, so a random early-stopping split would leak
     networks: int = 4  # shape networks, alternating between the two halves of the photos, each its own random start
+    # Trees beside the networks (fit_trees; 0 iterations: none): one HistGradientBoostingClassifier per half over the
+    # cell features, read by the context stage. Session 17, context stages fitted on the 2 210 training photos with
+    # the shipped networks, 1 368 cached dev, benchmark, hard and fresh photos: 700 wrong cells without, 650 with
+    # 200 iterations of 31 leaves (1 325 s), 664 with 80 of 15 (386 s); session 18 shipped the first (benchmark
+    # 119 → 89 wrong cells; 1.2 MB of the file, packed) (reader-history.md, "Session 17", "Session 18")
+    tree_iterations: int = 200
+    tree_leaves: int = 31
+    tree_learning_rate: float = 0.1
     workers: int = 2
 
 
@@ -296,13 +305,47 @@ def fit_cells(photos: list[dict], cfg: TrainConfig, log=print) -> list:
     return nets
 
 
-def fit_context(photos: list[dict], nets: list, cfg: TrainConfig, log=print) -> tuple[object | None, np.ndarray | None, list]:
+def _half_tree(job: tuple[np.ndarray, np.ndarray, TrainConfig, int]) -> tuple[int, object, float]:
+    """Fit the tree model of half ``h`` on its rows: (h, model, seconds)."""
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    X, y, cfg, h = job
+    t0 = time.time()
+    with single_thread():
+        # no early stopping: a random validation split of rows would leak (a photo's rows are alike)
+        trees = HistGradientBoostingClassifier(max_iter=cfg.tree_iterations, learning_rate=cfg.tree_learning_rate,
+                                               max_leaf_nodes=cfg.tree_leaves, l2_regularization=1.0,
+                                               early_stopping=False, random_state=cfg.seed).fit(X, y)
+    return h, trees, time.time() - t0
+
+
+def fit_trees(photos: list[dict], cfg: TrainConfig, log=print) -> list:
+    """Tree models beside the networks: tree model h is a HistGradientBoostingClassifier over the cell
+    features of half h of the photos (split by seed, as :func:`fit_cells`), each half in its own process.
+    They read cells less well than the networks (1 905 wrong cells on 1 368 photos, the networks 1 285)
+    but on other cells, which the context stage uses. [] when ``cfg.tree_iterations`` is 0."""
+    if cfg.tree_iterations <= 0:
+        return []
+    jobs = []
+    for h in (0, 1):
+        half = [x for p in photos if p["seed"] % 2 == h for x in p["copies"]]
+        jobs.append((np.concatenate([x for x, _ in half]), np.concatenate([y for _, y in half]), cfg, h))
+    trees: list = [None, None]
+    with get_context("spawn").Pool(min(cfg.workers, len(jobs))) as pool:
+        for h, model, seconds in pool.imap_unordered(_half_tree, jobs):
+            trees[h] = model
+            log(f"  trees {h + 1}/2: {model.n_iter_} iterations, {seconds:.0f} s")
+    return trees
+
+
+def fit_context(photos: list[dict], nets: list, cfg: TrainConfig, log=print,
+                trees: list = ()) -> tuple[object | None, np.ndarray | None, list]:
     """The sheet-context stage (vision.classify.context_inputs), its colour scale and, with
-    ``cfg.context_rounds`` = 2, its first round: all fitted on what the networks say about photos
-    they were not fitted on (each half's photos read by the other half's networks), so it learns how
-    far to trust them on unfamiliar sheets. The first round is fitted on each half apart, and the
-    second round reads each half through the other half's first round, for the same reason.
-    (None, None, []) without two halves of networks."""
+    ``cfg.context_rounds`` = 2, its first round: all fitted on what the networks (and the trees, when
+    given: one per half) say about photos they were not fitted on (each half's photos read by the
+    other half's networks and trees), so it learns how far to trust them on unfamiliar sheets. The
+    first round is fitted on each half apart, and the second round reads each half through the other
+    half's first round, for the same reason. (None, None, []) without two halves of networks."""
     if len(nets) < 2:
         return None, None, []
     sheets = [(p["seed"] % 2, x, y) for p in photos for x, y in p["copies"]]
@@ -310,7 +353,9 @@ def fit_context(photos: list[dict], nets: list, cfg: TrainConfig, log=print) -> 
     other = {h: [n for k, n in enumerate(nets) if k % 2 != h] for h in (0, 1)}
     t0 = time.time()
     networks = [np.mean([full_proba(n, x) for n in other[h]], axis=0) for h, x, _ in sheets]
-    rows = [context_inputs(x, p, scale, cfg.nearby_paper, cfg.sheet_look) for (_, x, _), p in zip(sheets, networks)]
+    rows = [context_inputs(x, p, scale, cfg.nearby_paper, cfg.sheet_look,
+                           full_proba(trees[1 - h], x) if trees else None)
+            for (h, x, _), p in zip(sheets, networks)]
     labels = np.concatenate([y for _, _, y in sheets])
     fit = lambda X, y: _fit(X, y, cfg, max_leaf_nodes=15, max_iter=cfg.context_max_iter)
     first = []
@@ -368,11 +413,12 @@ def train(cfg: TrainConfig, log=print) -> ReaderModel:
         f"{n_val} for validation; grid status {status}")
     with single_thread():  # OpenMP barriers crawl on a shared, oversubscribed machine
         shape = fit_cells(fit_set, cfg, log)
-        context, scale, first_context = fit_context(fit_set, shape, cfg, log)
+        trees = fit_trees(fit_set, cfg, log)
+        context, scale, first_context = fit_context(fit_set, shape, cfg, log, trees)
         coins = _fit(np.concatenate([x for r in fit_set for x in (r["Xc"], r["Xc_relit"])]),
                      np.concatenate([r["yc"] for r in fit_set for _ in range(2)]), cfg)
     model = ReaderModel(shape=shape, coins=coins, context=context, context_scale=scale, first_context=first_context,
-                        nearby_paper=cfg.nearby_paper, sheet_look=cfg.sheet_look)
+                        nearby_paper=cfg.nearby_paper, sheet_look=cfg.sheet_look, trees=trees)
     validation, threshold = validate(model, val)
     model.meta = {
         "config": asdict(cfg),
@@ -386,6 +432,7 @@ def train(cfg: TrainConfig, log=print) -> ReaderModel:
                      "coin_iterations": int(coins.n_iter_),
                      "context_iterations": int(context.n_iter_) if context is not None else 0,
                      "first_context_iterations": [int(c.n_iter_) for c in first_context],
+                     "tree_iterations": [int(t.n_iter_) for t in trees],
                      "seed_range": [TRAIN_SEED_BASE + 10_000 * cfg.seed, TRAIN_SEED_BASE + 10_000 * cfg.seed + cfg.photos]},
         "validation": validation,
     }
