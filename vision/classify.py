@@ -490,6 +490,12 @@ def unpack_trees(boosting, packed: dict[str, np.ndarray]) -> None:
     boosting._predictors = [trees[i:i + per_iteration] for i in range(0, len(trees), per_iteration)]
 
 
+def _boosted(parts: dict) -> list:
+    """The boosted-tree models among a model file's parts, in the order their packed trees are stored."""
+    return [b for b in (parts["coins"], parts.get("context"), *parts.get("first_context", []), *parts.get("trees", []))
+            if b is not None]
+
+
 def save_model(model: ReaderModel, model_file: Path = MODEL_FILE, meta_file: Path = META_FILE) -> None:
     """Write the model (skops) and its metadata (JSON); refuse types outside TRUSTED_TYPES. Boosted
     trees are written packed (:func:`pack_trees`)."""
@@ -498,9 +504,6 @@ def save_model(model: ReaderModel, model_file: Path = MODEL_FILE, meta_file: Pat
     for net in model.shape:  # the optimiser's state is only for further training, and not a trusted type
         net[-1]._optimizer = None
         net[-1]._best_coefs = net[-1]._best_intercepts = None  # a second copy of the weights, for training only
-    boostings = [b for b in (model.coins, model.context, *model.first_context, *model.trees) if b is not None]
-    for boosting in boostings:
-        clear_unread_tree_fields(boosting)
     parts = {"shape": model.shape, "coins": model.coins}
     if model.context is not None:
         parts.update(context=model.context, context_scale=[float(v) for v in model.context_scale])
@@ -508,7 +511,10 @@ def save_model(model: ReaderModel, model_file: Path = MODEL_FILE, meta_file: Pat
         parts.update(first_context=list(model.first_context))
     if model.trees:
         parts.update(trees=list(model.trees))
-    parts["packed_trees"] = [pack_trees(b) for b in boostings]  # in the order load_model unpacks them
+    boostings = _boosted(parts)
+    for boosting in boostings:
+        clear_unread_tree_fields(boosting)
+    parts["packed_trees"] = [pack_trees(b) for b in boostings]
     kept = [b._predictors for b in boostings]
     try:
         for boosting in boostings:
@@ -540,10 +546,9 @@ def load_model(model_file: Path = MODEL_FILE, meta_file: Path = META_FILE) -> Re
         raise ModelMissingError(f"{model_file} is a model from an older reader: run 'cartographers train'")
     scale = obj.get("context_scale")
     config = meta.get("config", {})  # which context inputs the file's stage reads (older files: fewer)
-    boostings = [b for b in (obj["coins"], obj.get("context"), *obj.get("first_context", []), *obj.get("trees", []))
-                 if b is not None]
-    for boosting, packed in zip(boostings, obj.get("packed_trees", [])):  # files before session 18: none packed
-        unpack_trees(boosting, packed)
+    if "packed_trees" in obj:  # files before session 18 hold their trees unpacked
+        for boosting, packed in zip(_boosted(obj), obj["packed_trees"], strict=True):
+            unpack_trees(boosting, packed)
     return ReaderModel(shape=list(obj["shape"]), coins=obj["coins"], meta=meta, context=obj.get("context"),
                        context_scale=None if scale is None else np.asarray(scale, np.float64),
                        first_context=list(obj.get("first_context", [])), trees=list(obj.get("trees", [])),
