@@ -151,15 +151,11 @@ class ReaderModel:
 
     def network_probabilities(self, features: np.ndarray) -> np.ndarray:
         """(N, 6) probabilities over CELL_CLASSES: the mean of the shape networks."""
-        with single_thread():
-            return np.mean([full_proba(m, features) for m in self.shape], axis=0)
+        return mean_proba(self.shape, features)
 
     def tree_probabilities(self, features: np.ndarray) -> np.ndarray | None:
         """(N, 6) probabilities over CELL_CLASSES: the mean of the trees; None for a model without."""
-        if not self.trees:
-            return None
-        with single_thread():
-            return np.mean([full_proba(m, features) for m in self.trees], axis=0)
+        return mean_proba(self.trees, features) if self.trees else None
 
     def cell_probabilities(self, features: np.ndarray) -> np.ndarray:
         """(N, 6) probabilities over CELL_CLASSES for the drawable cells of ONE sheet: the networks'
@@ -390,6 +386,12 @@ def full_proba(model, x: np.ndarray) -> np.ndarray:
     out = np.zeros((len(x), len(CELL_CLASSES)))
     out[:, np.asarray(model.classes_).astype(int)] = proba
     return out
+
+
+def mean_proba(models: list, x: np.ndarray) -> np.ndarray:
+    """The mean of :func:`full_proba` over ``models``, on one thread."""
+    with single_thread():
+        return np.mean([full_proba(m, x) for m in models], axis=0)
 
 
 def single_thread():

@@ -244,13 +244,15 @@ def _samples(photo_seed: int, status: str, copies: list, loaded, coin_fit: GridF
             "Xc": coin_feats, "yc": coin_labels, "Xc_relit": relit}
 
 
-def _fit(X: np.ndarray, y: np.ndarray, cfg: TrainConfig, max_leaf_nodes: int | None = None, max_iter: int | None = None):
-    """A HistGradientBoostingClassifier with the configured size (the coin model, the sheet-context stage)."""
+def _fit(X: np.ndarray, y: np.ndarray, cfg: TrainConfig, max_leaf_nodes: int | None = None, max_iter: int | None = None,
+         learning_rate: float | None = None, early_stopping: bool = True):
+    """A HistGradientBoostingClassifier with the configured size (the coin model, the sheet-context stage,
+    the cell trees)."""
     from sklearn.ensemble import HistGradientBoostingClassifier
 
-    return HistGradientBoostingClassifier(max_iter=max_iter or cfg.max_iter, learning_rate=cfg.learning_rate,
+    return HistGradientBoostingClassifier(max_iter=max_iter or cfg.max_iter, learning_rate=learning_rate or cfg.learning_rate,
                                           max_leaf_nodes=max_leaf_nodes or cfg.max_leaf_nodes, l2_regularization=1.0,
-                                          early_stopping=True, validation_fraction=0.1, n_iter_no_change=20,
+                                          early_stopping=early_stopping, validation_fraction=0.1, n_iter_no_change=20,
                                           random_state=cfg.seed).fit(X, y)
 
 
@@ -285,17 +287,20 @@ def _half_networks(job: tuple[np.ndarray, np.ndarray, TrainConfig, list[int]]) -
     return out
 
 
+def half_rows(photos: list[dict], h: int) -> tuple[np.ndarray, np.ndarray]:
+    """The cell features (float32) and labels of every copy of the photos of half ``h`` (seed % 2)."""
+    half = [x for p in photos if p["seed"] % 2 == h for x in p["copies"]]
+    return np.concatenate([x for x, _ in half]).astype(np.float32), np.concatenate([y for _, y in half])
+
+
 def fit_cells(photos: list[dict], cfg: TrainConfig, log=print) -> list:
     """``cfg.networks`` shape networks: network k is fitted on half k % 2 of the photos (split by
     seed) from its own random start, each half's networks in their own process. Different data and
     starts make them disagree where the looks are unfamiliar; their mean is more accurate than any
     one (dev photos: 2 networks on halves 98.33 %, 4 networks 98.45 %, 4 on quarters 98.09 %, 2 on
     all photos 98.21 %)."""
-    jobs = []
-    for h in (0, 1):  # each half's rows gathered once, for all of its networks
-        half = [x for p in photos if p["seed"] % 2 == h for x in p["copies"]]
-        X = np.concatenate([x for x, _ in half]).astype(np.float32)
-        jobs.append((X, np.concatenate([y for _, y in half]), cfg, list(range(h, cfg.networks, 2))))
+    # each half's rows gathered once, for all of its networks
+    jobs = [(*half_rows(photos, h), cfg, list(range(h, cfg.networks, 2))) for h in (0, 1)]
     nets: list = [None] * cfg.networks
     with get_context("spawn").Pool(min(cfg.workers, len(jobs))) as pool:
         for fitted in pool.imap_unordered(_half_networks, jobs):
@@ -307,15 +312,11 @@ def fit_cells(photos: list[dict], cfg: TrainConfig, log=print) -> list:
 
 def _half_tree(job: tuple[np.ndarray, np.ndarray, TrainConfig, int]) -> tuple[int, object, float]:
     """Fit the tree model of half ``h`` on its rows: (h, model, seconds)."""
-    from sklearn.ensemble import HistGradientBoostingClassifier
-
     X, y, cfg, h = job
     t0 = time.time()
-    with single_thread():
-        # no early stopping: a random validation split of rows would leak (a photo's rows are alike)
-        trees = HistGradientBoostingClassifier(max_iter=cfg.tree_iterations, learning_rate=cfg.tree_learning_rate,
-                                               max_leaf_nodes=cfg.tree_leaves, l2_regularization=1.0,
-                                               early_stopping=False, random_state=cfg.seed).fit(X, y)
+    with single_thread():  # no early stopping: a random validation split of rows would leak (a photo's rows are alike)
+        trees = _fit(X, y, cfg, max_leaf_nodes=cfg.tree_leaves, max_iter=cfg.tree_iterations,
+                     learning_rate=cfg.tree_learning_rate, early_stopping=False)
     return h, trees, time.time() - t0
 
 
@@ -326,10 +327,7 @@ def fit_trees(photos: list[dict], cfg: TrainConfig, log=print) -> list:
     but on other cells, which the context stage uses. [] when ``cfg.tree_iterations`` is 0."""
     if cfg.tree_iterations <= 0:
         return []
-    jobs = []
-    for h in (0, 1):
-        half = [x for p in photos if p["seed"] % 2 == h for x in p["copies"]]
-        jobs.append((np.concatenate([x for x, _ in half]), np.concatenate([y for _, y in half]), cfg, h))
+    jobs = [(*half_rows(photos, h), cfg, h) for h in (0, 1)]
     trees: list = [None, None]
     with get_context("spawn").Pool(min(cfg.workers, len(jobs))) as pool:
         for h, model, seconds in pool.imap_unordered(_half_tree, jobs):
