@@ -138,12 +138,13 @@ def _curl_model(intersections: np.ndarray, rows: tuple[int, ...] = CURL_ROWS, de
     def to_photo(u: np.ndarray, v: np.ndarray) -> np.ndarray:
         u, v = np.asarray(u, dtype=np.float64), np.asarray(v, dtype=np.float64)
         j = np.clip(np.floor(u).astype(int), 0, n - 2)
-        f = (u - j)[..., None]
-        powers = np.stack([(v - last) ** (degree - k) for k in range(degree + 1)], axis=-1)  # (..., degree+1)
-        ca, cb = coef[:, j], coef[:, j + 1]  # (degree+1, ..., 2)
-        pa = np.einsum("...k,k...c->...c", powers, ca)
-        pb = np.einsum("...k,k...c->...c", powers, cb)
-        return _apply_h(h, np.stack([u, v], axis=-1)) + pa * (1 - f) + pb * f
+        f = u - j
+        out = _apply_h(h, np.stack([u, v], axis=-1))
+        for c in range(2):  # each coordinate's departure: a polynomial in v whose terms vary linearly in u
+            for k in range(degree + 1):
+                ck = coef[k, :, c]
+                out[..., c] += (v - last) ** (degree - k) * (ck[j] * (1 - f) + ck[j + 1] * f)
+        return out
 
     return to_photo
 
