@@ -52,6 +52,47 @@ def test_untrusted_types_are_refused(tmp_path) -> None:
         load_model(bad, tmp_path / "none.json")
 
 
+_LOAD_IN_A_FRESH_PROCESS = """
+import sys
+from pathlib import Path
+from vision.classify import load_model
+try:
+    model = load_model(Path(sys.argv[1]), Path(sys.argv[2]))
+except Exception as e:
+    print(type(e).__name__, e)
+    sys.exit(3)
+print("loaded", len(model.shape), len(model.trees))
+"""
+
+
+def _load_in_a_fresh_process(model_file, meta_file):
+    """load_model in a new interpreter, where nothing imported skops before the reader did."""
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-c", _LOAD_IN_A_FRESH_PROCESS, str(model_file), str(meta_file)],
+                          capture_output=True, text=True, timeout=300)
+
+
+@needs_model
+def test_the_shipped_model_needs_only_its_listed_types() -> None:
+    """The shipped file loads where skops trusts TRUSTED_TYPES only (no estimator trusted by default)."""
+    done = _load_in_a_fresh_process(MODEL_FILE, META_FILE)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.startswith("loaded 4 2")
+
+
+def test_an_estimator_outside_the_list_is_refused_though_skops_trusts_it_by_default(tmp_path) -> None:
+    import skops.io as sio
+    from sklearn.linear_model import LogisticRegression
+
+    odd = tmp_path / "odd.skops"
+    odd.write_bytes(sio.dumps({"shape": [LogisticRegression()], "coins": None}))
+    assert not any("LogisticRegression" in t for t in TRUSTED_TYPES)
+    done = _load_in_a_fresh_process(odd, tmp_path / "none.json")
+    assert done.returncode == 3 and "LogisticRegression" in done.stdout, done.stdout + done.stderr
+
+
 def test_an_older_model_file_asks_for_retraining(tmp_path) -> None:
     import skops.io as sio
 
