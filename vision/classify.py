@@ -32,6 +32,7 @@ from __future__ import annotations
 import json
 import platform
 import sys
+import threading
 import zipfile
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -510,18 +511,22 @@ def skops_io():
     own short list of scikit-learn internals (losses, links, the bin mapper) stays trusted. When
     something else in the process imported ``skops.io`` first, its defaults stand.
     """
-    if "skops.io" not in sys.modules:
-        import sklearn.utils
+    with _SKOPS_IMPORT:  # two threads loading at once must not save each other's stand-in
+        if "skops.io" not in sys.modules:
+            import sklearn.utils
 
-        every_estimator = sklearn.utils.all_estimators
-        sklearn.utils.all_estimators = lambda *args, **kwargs: []
-        try:
-            import skops.io
-        finally:
-            sklearn.utils.all_estimators = every_estimator
+            every_estimator = sklearn.utils.all_estimators
+            sklearn.utils.all_estimators = lambda *args, **kwargs: []
+            try:
+                import skops.io
+            finally:
+                sklearn.utils.all_estimators = every_estimator
     import skops.io
 
     return skops.io
+
+
+_SKOPS_IMPORT = threading.Lock()
 
 
 def save_model(model: ReaderModel, model_file: Path = MODEL_FILE, meta_file: Path = META_FILE) -> None:
