@@ -521,9 +521,7 @@ def skops_io():
                 import skops.io
             finally:
                 sklearn.utils.all_estimators = every_estimator
-    import skops.io
-
-    return skops.io
+    return sys.modules["skops.io"]
 
 
 _SKOPS_IMPORT = threading.Lock()

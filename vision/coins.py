@@ -139,12 +139,13 @@ def _curl_model(intersections: np.ndarray, rows: tuple[int, ...] = CURL_ROWS, de
         u, v = np.asarray(u, dtype=np.float64), np.asarray(v, dtype=np.float64)
         j = np.clip(np.floor(u).astype(int), 0, n - 2)
         f = u - j
+        g = 1 - f
         powers = [(v - last) ** (degree - k) for k in range(degree + 1)]
         out = _apply_h(h, np.stack([u, v], axis=-1))
         for c in range(2):  # each coordinate's departure: a polynomial in v whose terms vary linearly in u
             for k, power in enumerate(powers):
                 ck = coef[k, :, c]
-                out[..., c] += power * (ck[j] * (1 - f) + ck[j + 1] * f)
+                out[..., c] += power * (ck[j] * g + ck[j + 1] * f)
         return out
 
     return to_photo
