@@ -82,6 +82,26 @@ def test_the_shipped_model_needs_only_its_listed_types() -> None:
     assert done.stdout.startswith("loaded 4 2")
 
 
+_THREADS_IN_A_FRESH_PROCESS = """
+from vision.classify import single_thread
+with single_thread():  # nothing of scikit-learn imported yet, as in a fresh training worker
+    from sklearn.utils._openmp_helpers import _openmp_effective_n_threads
+    print(_openmp_effective_n_threads())
+"""
+
+
+def test_single_thread_limits_openmp_in_a_process_that_has_not_loaded_it_yet() -> None:
+    """The tree models' fit in a fresh worker runs one OpenMP thread (OMP_NUM_THREADS=4 would give it four)."""
+    import os
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", _THREADS_IN_A_FRESH_PROCESS], capture_output=True, text=True,
+                          timeout=300, env={**os.environ, "OMP_NUM_THREADS": "4"})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "1"
+
+
 def test_an_estimator_outside_the_list_is_refused_though_skops_trusts_it_by_default(tmp_path) -> None:
     import skops.io as sio
     from sklearn.linear_model import LogisticRegression

@@ -399,7 +399,14 @@ def mean_proba(models: list, x: np.ndarray) -> np.ndarray:
 
 def single_thread():
     """A context with OpenMP limited to one thread: a hundred-row prediction costs ~1 ms per tree
-    in thread start-up otherwise (50× slower on 2 shared cores)."""
+    in thread start-up otherwise (50× slower on 2 shared cores).
+
+    threadpoolctl limits only the libraries already loaded, so scikit-learn's OpenMP runtime is
+    loaded first: in a fresh worker process that has not fitted anything yet, the tree models' fit
+    would otherwise run as many threads as cores in each of the two workers (session 20's whole
+    training run: two threads per tree worker, over 50 minutes on the trees).
+    """
+    import sklearn.utils._openmp_helpers  # noqa: F401  (loads the OpenMP runtime the limit must reach)
     from threadpoolctl import threadpool_limits
 
     return threadpool_limits(1)
