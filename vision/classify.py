@@ -406,7 +406,7 @@ def single_thread():
     would otherwise run as many threads as cores in each of the two workers (session 20's whole
     training run: two threads per tree worker, over 50 minutes on the trees).
     """
-    import sklearn.utils._openmp_helpers  # noqa: F401  (loads the OpenMP runtime the limit must reach)
+    from sklearn.ensemble import HistGradientBoostingClassifier  # noqa: F401  (loads the OpenMP runtime it limits)
     from threadpoolctl import threadpool_limits
 
     return threadpool_limits(1)
