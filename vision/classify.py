@@ -404,7 +404,7 @@ def single_thread():
     threadpoolctl limits only the libraries already loaded, so scikit-learn's OpenMP runtime is
     loaded first: in a fresh worker process that has not fitted anything yet, the tree models' fit
     would otherwise run as many threads as cores in each of the two workers (session 20's whole
-    training run: two threads per tree worker, over 50 minutes on the trees).
+    training run: two threads per tree worker, the trees still fitting after 48 minutes).
     """
     from sklearn.ensemble import HistGradientBoostingClassifier  # noqa: F401  (loads the OpenMP runtime it limits)
     from threadpoolctl import threadpool_limits
