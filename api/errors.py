@@ -5,6 +5,8 @@ at fault); the OpenAPI document lists, per route, exactly the codes that route c
 
 from __future__ import annotations
 
+import logging
+import uuid
 from dataclasses import dataclass
 
 from fastapi import Request
@@ -12,6 +14,9 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
+
+
+log = logging.getLogger("cartographers.service")
 
 
 @dataclass(frozen=True)
@@ -39,7 +44,7 @@ ERRORS: dict[str, ErrorKind] = {
     "no-grid": ErrorKind(422, "no map grid could be found in the photo"),
     "wrong-side": ErrorKind(422, "the photo does not show the requested sheet side"),
     "unreadable-photo": ErrorKind(422, "the photo was decoded but the sheet could not be read"),
-    "internal-error": ErrorKind(500, "a bug in the service; the message says which"),
+    "internal-error": ErrorKind(500, "a bug in the service: logged with a traceback under the answer's `error_id`"),
     "reader-unavailable": ErrorKind(503, "the photo reader (or its trained model) is not installed"),
     "validator-unavailable": ErrorKind(503, "the legality validator is not installed in this build"),
     "timeout": ErrorKind(504, "the work took longer than the service's time limit"),
@@ -52,6 +57,8 @@ class ErrorBody(BaseModel):
     code: str = Field(description="stable machine-readable error code (see docs/service.md)")
     message: str = Field(description="what went wrong, for a person")
     field: str | None = Field(None, description="the input field at fault, when there is one")
+    error_id: str | None = Field(None, description="`internal-error` only: the id of the traceback in the "
+                                                   "service's log, to quote in a bug report")
 
 
 class ApiError(Exception):
@@ -68,9 +75,9 @@ class ApiError(Exception):
         return ERRORS[self.code].status
 
 
-def error_response(code: str, message: str, field: str | None = None) -> JSONResponse:
+def error_response(code: str, message: str, field: str | None = None, error_id: str | None = None) -> JSONResponse:
     """The JSON response for one error."""
-    body = ErrorBody(code=code, message=message, field=field).model_dump(exclude_none=True)
+    body = ErrorBody(code=code, message=message, field=field, error_id=error_id).model_dump(exclude_none=True)
     return JSONResponse(body, status_code=ERRORS[code].status)
 
 
@@ -120,8 +127,13 @@ async def on_http_error(request: Request, exc: StarletteHTTPException) -> JSONRe
     return response
 
 
-async def on_unexpected(_: Request, exc: Exception) -> JSONResponse:
-    return error_response("internal-error", f"{type(exc).__name__}: {exc}")
+async def on_unexpected(request: Request, exc: Exception) -> JSONResponse:
+    """A bug: the traceback goes to the log under a fresh id; the client gets the id, not the internals."""
+    error_id = uuid.uuid4().hex[:12]
+    log.error("internal error %s on %s %s", error_id, request.method, request.url.path,
+              exc_info=(type(exc), exc, exc.__traceback__))
+    return error_response("internal-error", f"the service failed on this request (a bug, logged as {error_id}); "
+                          "please report it with that id", error_id=error_id)
 
 
 def install_handlers(app) -> None:

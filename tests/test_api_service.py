@@ -246,14 +246,19 @@ def test_work_over_the_time_limit_is_504(path, monkeypatch):
 
 
 @pytest.mark.parametrize("path", sorted(WORK))
-def test_a_bug_is_a_500_with_a_json_body(path, monkeypatch):
+def test_a_bug_is_a_500_with_an_error_id_logged_with_its_traceback(path, monkeypatch, caplog):
     def broken(*_args):
         raise ZeroDivisionError("a bug")
 
     monkeypatch.setattr(api.service, WORK_FN[path], broken)
-    r = TestClient(create_app(Settings()), raise_server_exceptions=False).post(path, **WORK[path])
+    with caplog.at_level("ERROR", logger="cartographers.service"):
+        r = TestClient(create_app(Settings()), raise_server_exceptions=False).post(path, **WORK[path])
     assert r.status_code == 500
-    assert r.json() == {"code": "internal-error", "message": "ZeroDivisionError: a bug"}
+    body = r.json()
+    assert body["code"] == "internal-error" and re.fullmatch(r"[0-9a-f]{12}", body["error_id"])
+    assert body["error_id"] in body["message"] and "ZeroDivisionError" not in body["message"]
+    [record] = [rec for rec in caplog.records if body["error_id"] in rec.getMessage()]
+    assert record.exc_info[0] is ZeroDivisionError  # the traceback is in the log, not in the answer
 
 
 @pytest.mark.parametrize("path,code", [("/v1/read", "reader-unavailable"), ("/v1/score", "reader-unavailable"),

@@ -307,7 +307,7 @@ def test_crossing_doubt_marks_a_patch_of_snaps_off_not_one_stroke() -> None:
     assert (doubt[9:12, 0:3] > grid.DOUBT_U).all()
     assert (doubt[0:2, 9:12] > 0.05).all()
     assert (doubt[0:4, 0:5] < 0.03).all()  # away from all three
-    fit = grid.GridFit(np.zeros((12, 12, 2)), np.eye(3), 1.0, 0.0, doubt)
+    fit = grid.GridFit(grid.lattice_points(np.diag([10.0, 10.0, 1.0])), np.diag([10.0, 10.0, 1.0]), 1.0, 0.0, doubt)
     for k in range(4):
         assert np.array_equal(fit.rotated(k).crossing_doubt, np.rot90(doubt, k))
 

@@ -130,9 +130,40 @@ def lattice_points(homography: np.ndarray, disp: np.ndarray | float = 0.0) -> np
 
 
 def homography_from_intersections(pts: np.ndarray) -> np.ndarray:
-    """Least-squares homography canonical u → photo px through all 144 crossings."""
+    """Least-squares homography canonical u → photo px through all 144 crossings.
+
+    Raises :class:`DegenerateFit` when the crossings do not span a plane (all on one line, or not
+    finite): no homography maps the lattice there.
+    """
     h, _ = cv2.findHomography(ideal_intersections().reshape(-1, 2), pts.reshape(-1, 2).astype(np.float64), 0)
+    if h is None or invert_homography(h) is None:
+        raise DegenerateFit("the crossings do not span a plane")
     return h
+
+
+class DegenerateFit(ValueError):
+    """A measured fit with too little or too one-sided evidence to define a homography: the search
+    drops the candidate and moves on (never an answer to the user)."""
+
+
+#: a homography whose condition number passes this maps a plane onto (nearly) a line: not a view of a sheet
+MAX_HOMOGRAPHY_CONDITION = 1e12
+
+
+def invert_homography(h: np.ndarray | None) -> np.ndarray | None:
+    """The inverse of a 3 × 3 homography, or ``None`` when it has none worth the name (missing,
+    not finite, or singular to working precision).
+
+    >>> invert_homography(np.diag([2.0, 2.0, 1.0])).tolist()
+    [[0.5, 0.0, 0.0], [0.0, 0.5, 0.0], [0.0, 0.0, 1.0]]
+    >>> invert_homography(np.array([[1.0, 2, 0], [2, 4, 0], [0, 0, 1]])) is None
+    True
+    """
+    if h is None or h.shape != (3, 3) or not np.isfinite(h).all():
+        return None
+    if np.linalg.cond(h) > MAX_HOMOGRAPHY_CONDITION:
+        return None
+    return np.linalg.inv(h)
 
 
 def line_image(bgr: np.ndarray) -> np.ndarray:
@@ -673,7 +704,10 @@ def _refine_coarse_to_fine(darkest: np.ndarray, hom: np.ndarray, px: int = LATTI
     """
     pts, disp, _, _ = _refine_detail(darkest, hom, px, None, 0.4, ring=False, kernel_u=kernel_u)
     for search in REANCHOR_SEARCH_U:
-        hom = homography_from_intersections(pts)
+        try:
+            hom = homography_from_intersections(pts)
+        except DegenerateFit:  # snaps collapsed onto a line: keep the last lattice, let the checks judge it
+            break
         prior = cv2.perspectiveTransform(pts.reshape(1, -1, 2), np.linalg.inv(hom))[0].reshape(LINES, LINES, 2)
         pts, disp, _, _ = _refine_detail(darkest, hom, px, prior - ideal_intersections(), search, ring=False,
                                          kernel_u=kernel_u)
@@ -1064,6 +1098,7 @@ LINE_FIT_MARGIN_U = 0.6  # rectified around the cell area, so a line near it is 
 #: share of the strip measurements a pass must keep on its fitted lattice: a candidate on the sheet's lines
 #: kept 0.72–0.91 after the first pass on dev photos, most of the wrong ones 0.3–0.65 (they stop there: time)
 LINE_FIT_MIN_KEPT = 0.65
+LINE_FIT_MIN_PER_AXIS = 6  # strip measurements each axis must keep for a line fit (its 3 terms, twice over)
 
 
 def _thin_line_fit(darkest: np.ndarray, homography: np.ndarray) -> np.ndarray | None:
@@ -1082,9 +1117,10 @@ def _thin_line_fit(darkest: np.ndarray, homography: np.ndarray) -> np.ndarray | 
         canon = warp_canonical(darkest, homography, THIN_PX, -m, -m, GRID + m, GRID + m)
         lines = black_hat(canon, int(THIN_KERNEL_U * THIN_PX)).astype(np.float32)
         correction, kept = _lines_homography(_line_measures(lines, search_u))
-        if correction is None or kept < LINE_FIT_MIN_KEPT:
+        undo = invert_homography(correction)
+        if undo is None or kept < LINE_FIT_MIN_KEPT:
             return None
-        homography = homography @ np.linalg.inv(correction)
+        homography = homography @ undo
     return homography
 
 
@@ -1118,7 +1154,17 @@ def _lines_homography(measures: np.ndarray) -> tuple[np.ndarray | None, float]:
     """The homography u → u putting each measured point on its line (weighted least squares on the
     linear constraints x' = i or y' = j, centred and scaled to ±1; strips further than
     ``LINE_FIT_OUTLIER_U`` from the fit are dropped twice), and the share of measurements within that
-    of the final fit. ``None`` with fewer than 12 kept."""
+    of the final fit. ``None`` with fewer than ``LINE_FIT_MIN_PER_AXIS`` kept on either axis (each axis
+    fixes its own three terms: lines of one axis alone leave the other's free), or a rank-deficient system.
+
+    >>> lines = [(a, p, q, i, 1.0) for a in (0, 1) for i in range(1, 11) for q in (1.5, 4.5, 7.5)
+    ...          for p in [float(i)]]
+    >>> h, kept = _lines_homography(np.array(lines))
+    >>> bool(np.allclose(h / h[2, 2], np.eye(3), atol=1e-9)), kept
+    (True, 1.0)
+    >>> _lines_homography(np.array([m for m in lines if m[0] == 0]))  # one axis only: no fit
+    (None, 0.0)
+    """
     axis, across, along, index, weight = measures.T if len(measures) else np.zeros((5, 0))
     c = GRID / 2
     x = np.where(axis == 0, across, along) / c - 1
@@ -1130,10 +1176,12 @@ def _lines_homography(measures: np.ndarray) -> tuple[np.ndarray | None, float]:
                  np.stack([zero, zero, zero, x, y, one, -t * x, -t * y], 1))
     keep = np.ones(len(t), bool)
     for _ in range(3):
-        if keep.sum() < 12:
+        if min((keep & (axis == 0)).sum(), (keep & (axis == 1)).sum()) < LINE_FIT_MIN_PER_AXIS:
             return None, 0.0
         sw = np.sqrt(weight[keep])
-        h = np.linalg.lstsq(a[keep] * sw[:, None], t[keep] * sw, rcond=None)[0]
+        h, _, rank, _ = np.linalg.lstsq(a[keep] * sw[:, None], t[keep] * sw, rcond=None)
+        if rank < a.shape[1]:
+            return None, 0.0
         keep = np.abs(a @ h - t) * c < LINE_FIT_OUTLIER_U
     norm = np.array([[1 / c, 0, -1], [0, 1 / c, -1], [0, 0, 1.0]])
     return np.linalg.inv(norm) @ np.append(h, 1.0).reshape(3, 3) @ norm, float(keep.mean())
@@ -1176,7 +1224,12 @@ def fit_grid(image: np.ndarray) -> GridFit | None:
     ``FIND_LONG_SIDE_RETRY`` (a sheet small in the frame has cells of a dozen pixels at the first).
     """
     found = _find(image)
-    return None if found is None else _finish(image, found)
+    if found is None:
+        return None
+    try:
+        return _finish(image, found)
+    except DegenerateFit:  # the finished crossings span no plane: that was no sheet's grid
+        return None
 
 
 def _find(image: np.ndarray) -> tuple[np.ndarray, np.ndarray, float] | None:
@@ -1246,15 +1299,25 @@ def _finish(image: np.ndarray, found: tuple[np.ndarray, np.ndarray, float]) -> G
     if (doubt > DOUBT_U).any():
         found_score = functools.cache(lambda: lattice_score(darkest, pts))  # once for all tries, only if needed
         for tier in _sure_tiers(doubt):
-            tries = [_reanchored(image, darkest, pts, doubt, sure_u, found_score) for sure_u in tier]
+            tries = [_unless_degenerate(_reanchored, image, darkest, pts, doubt, sure_u, found_score)
+                     for sure_u in tier]
             tries = [t for t in tries if t is not None]
             if tries:
                 pts, disp, doubt = min(tries, key=lambda t: (t[2] > DOUBT_U).sum())
                 break
         if (doubt > DOUBT_U).any():
-            pts, disp, doubt = _locally_corrected(image, darkest, pts, disp, doubt)
+            pts, disp, doubt = _unless_degenerate(_locally_corrected, image, darkest, pts, disp, doubt) \
+                or (pts, disp, doubt)
     residual = float(np.median(np.linalg.norm(disp, axis=2)))
     return GridFit(pts, homography_from_intersections(pts), score, residual, doubt)
+
+
+def _unless_degenerate(correction, *args):
+    """``correction(*args)``, or ``None`` (no correction) when its evidence cannot define a fit."""
+    try:
+        return correction(*args)
+    except DegenerateFit:
+        return None
 
 
 def shifted_fit(image: np.ndarray, fit: GridFit, rows: int, cols: int) -> GridFit:
@@ -1299,9 +1362,9 @@ def _reanchored(image: np.ndarray, darkest: np.ndarray, pts: np.ndarray, doubt: 
         return None
     ideal = ideal_intersections()
     hom, _ = cv2.findHomography(ideal[sure].reshape(-1, 2), pts[sure].reshape(-1, 2).astype(np.float64), 0)
-    if hom is None:
+    inv = invert_homography(hom)
+    if inv is None:
         return None
-    inv = np.linalg.inv(hom)
     prior = cv2.perspectiveTransform(pts.reshape(1, -1, 2), inv)[0].reshape(LINES, LINES, 2) - ideal
     prior[~sure] = 0.0  # where in doubt: the homography's own guess
     disp = prior

@@ -110,6 +110,41 @@ def mountain_darkness(cells_bgr: np.ndarray, px: int) -> np.ndarray:
     return blocks.mean(axis=(1, 3))
 
 
+#: a cell pixel is "ink" when its brightest channel is below this share of the paper around it (any hue)
+INK_RATIO = 0.75
+#: every side-and-turn layout's second-weakest mountain cell holding less ink than this: no mountain is
+#: printed there (a bare lattice: 0.0; every sheet of the samples, printed in any way: 0.2 or more)
+MIN_MOUNTAIN_INK = 0.02
+
+
+def cell_ink(cells_bgr: np.ndarray, px: int) -> np.ndarray:
+    """(11, 11) fraction of each cell's inner pixels darker than :data:`INK_RATIO` × the paper around
+    it, in any colour: printed art and pencil alike."""
+    gray = cells_bgr.max(axis=2).astype(np.float32)
+    paper = np.repeat(np.repeat(_local_paper(gray, px), px, axis=0), px, axis=1)
+    inset = max(1, px // 6)
+    dark = (gray < INK_RATIO * paper).reshape(GRID, px, GRID, px)
+    return dark[:, inset:px - inset, :, inset:px - inset].mean(axis=(1, 3))
+
+
+def mountains_missing(cells_bgr: np.ndarray, px: int) -> bool:
+    """Whether no side and turn finds printed mountains: in every layout at least two of the five
+    mountain cells are as bare as the paper (a lattice drawn on a table, a grid of squared paper).
+
+    >>> blank = np.full((11 * 8, 11 * 8, 3), 220, np.uint8)
+    >>> mountains_missing(blank, 8)
+    True
+    >>> for r, c in SIDES["A"].mountains:
+    ...     blank[r * 8 + 2:r * 8 + 6, c * 8 + 2:c * 8 + 6] = 60
+    >>> mountains_missing(blank, 8)
+    False
+    """
+    ink = cell_ink(cells_bgr, px)
+    best = max(sorted(np.rot90(ink, k)[r, c] for r, c in layout.mountains)[1]
+               for layout in SIDES.values() for k in range(4))
+    return bool(best < MIN_MOUNTAIN_INK)
+
+
 def glyph_tiles(cells_bgr: np.ndarray, px: int) -> np.ndarray:
     """(11, 11, 8, 8) every cell's brightest channel at :data:`GLYPH_SIZE` samples, normalised per cell."""
     gray = cells_bgr.max(axis=2).astype(np.float32)

@@ -23,10 +23,11 @@ from vision.classify import CELL_CLASSES, ReaderModel, default_model
 from vision.coins import (CoinReading, coin_centres_px, coin_reliability, coin_track_features, coin_track_mapping,
                           count_from_probabilities, doubt_empty_track, most_coins, track_match)
 from vision.features import cell_features, paper_ring
-from vision.grid import DOUBT_U, PX, GridFit, fit_grid, line_image, sample_cells, shifted_fit
+from vision.grid import DOUBT_U, PX, DegenerateFit, GridFit, fit_grid, line_image, sample_cells, shifted_fit
 from vision.layout import GRID
 from vision.load import LoadedPhoto, PhotoError, load_photo
-from vision.orient import Orientation, coin_track_periodicity, decide_orientation, mountain_darkness
+from vision.orient import (Orientation, coin_track_periodicity, decide_orientation, mountain_darkness,
+                          mountains_missing)
 
 MIN_CELL_PX = 14  # a cell narrower than this in the photo is too small to read reliably
 BLUR_SHARPNESS_MIN = 40.0  # Laplacian variance of the rectified cell area below this: blurred
@@ -128,11 +129,17 @@ def locate(loaded: LoadedPhoto, side: str | None = None) -> Located:
     fit = fit_grid(image)
     if fit is None:
         raise PhotoError("no-grid", "no map grid found")
-    orientation = _orient(image, fit, sample_cells(image, fit), side)
+    cells = sample_cells(image, fit)
+    if mountains_missing(cells, PX):
+        raise PhotoError("no-grid", "no map sheet found: the printed mountains are missing")
+    orientation = _orient(image, fit, cells, side)
     if orientation.glyph_shift is not None:  # the glyph shows the lattice a cell off: move it there
-        moved = shifted_fit(image, fit.rotated(orientation.quarter_turns), *orientation.glyph_shift)
-        moved_orientation = _orient(image, moved, sample_cells(image, moved), side)
-        if not moved_orientation.in_doubt:  # (in doubt includes the glyph still showing a shift)
+        try:
+            moved = shifted_fit(image, fit.rotated(orientation.quarter_turns), *orientation.glyph_shift)
+        except DegenerateFit:  # no lattice a cell over: the found one stays, in doubt
+            moved = None
+        moved_orientation = None if moved is None else _orient(image, moved, sample_cells(image, moved), side)
+        if moved_orientation is not None and not moved_orientation.in_doubt:  # (in doubt: the glyph still shows a shift)
             fit, orientation = moved, moved_orientation
     upright = fit.rotated(orientation.quarter_turns)
     return Located(fit, upright, orientation, sample_cells(image, upright))
