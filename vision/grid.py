@@ -748,7 +748,9 @@ def _check_hypotheses(small: np.ndarray, darkest: np.ndarray, hypotheses: list[n
         separation = _mountain_separation(small, pts) if score >= FAINT_LINE_CONTRAST else None
         if (separation is None or not _accepted(score, separation)
                 or (strict and (separation < MOUNTAINS_CARRY or score < WEAK_LINE_CONTRAST)
-                    and (score < clear_lines or separation < SEGMENT_MOUNTAINS))):
+                    and (score < clear_lines or separation < SEGMENT_MOUNTAINS))) \
+                and not (separation is not None and score >= (MIN_LINE_CONTRAST if strict else WEAK_LINE_CONTRAST)
+                         and _likeness_settles(small, pts)):
             if rejected is not None:  # for the thin-line rescue (fit_grid), judged only if nothing passes
                 rejected.append((hom, pts, disp, strict))
             continue
@@ -1084,7 +1086,7 @@ def _rescued(image: np.ndarray, rejected: list) -> _Candidate | None:
         separation = _mountain_separation(image, pts)
         # all cells equally light (separation 0) says nothing about a one-cell shift: the glyph must
         darkness_ok = separation > 0 and _accepted(score, separation) and not (strict and separation < MOUNTAINS_CARRY)
-        if not darkness_ok and not _glyph_settles(image, pts):
+        if not darkness_ok and not _glyph_settles(image, pts) and not _likeness_settles(image, pts):
             continue
         passing.append(_Candidate(hom, disp, score, max(separation, 0.0), _area_corners(pts),
                                   _share_inside(pts, image.shape)))
@@ -1215,6 +1217,16 @@ def _glyph_settles(image: np.ndarray, intersections: np.ndarray) -> bool:
     cells = rectify_cell_area(image, intersections, px)
     ncc = glyph_correlations(cells, px)
     return any(glyph_sure(ncc, side, k) for side in SIDES for k in range(4))
+
+
+def _likeness_settles(image: np.ndarray, intersections: np.ndarray) -> bool:
+    """Whether the five mountains of some side and turn look alike on this lattice, clearly more than
+    any other layout's and any one-cell shift's (:func:`vision.orient.similarity_sure`): the check
+    for printings whose mountains are not dark (line art on white)."""
+    from vision.orient import LIKENESS_SURE_MARGIN, best_likeness_margin  # orient builds on this module
+
+    cells = rectify_cell_area(image, intersections, PX)
+    return best_likeness_margin(cells, PX) >= LIKENESS_SURE_MARGIN
 
 
 def fit_grid(image: np.ndarray) -> GridFit | None:

@@ -23,7 +23,7 @@ a lattice the darkness cannot check), that layout's side and turn are taken and 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -74,20 +74,21 @@ class Orientation:
     separation: float  # how clearly the 5 mountains stand out (0…1)
     margin: float  # separation minus the runner-up hypothesis's
     shift_margin: float  # separation minus the best one-cell-shifted layout's (> 0: no shift)
-    upside_down_doubt: bool = False  # side A only: the printed coin track matches better above the grid
+    upside_down_doubt: bool = False  # side A only: the coin track below the grid barely tells the half turn
     glyph_sure: bool = False  # the printed glyph alone settles side, turn and shift (:func:`glyph_sure`)
     glyph_shift: tuple[int, int] | None = None  # (rows, columns) the glyph shows the layout off by (:func:`glyph_shift`)
+    similarity_sure: bool = False  # the five mountains' likeness alone settles side, turn and shift (:func:`similarity_sure`)
 
     @property
     def mountains_unclear(self) -> bool:
         """The mountains' darkness cannot tell the side and turn, and the glyph does not either."""
-        return self.separation < MIN_SEPARATION and not self.glyph_sure
+        return self.separation < MIN_SEPARATION and not self.glyph_sure and not self.similarity_sure
 
     @property
     def may_be_shifted(self) -> bool:
         """A one-cell shift fits the mountains' darkness as well, and the glyph does not rule it out —
         or the glyph shows the layout a cell off."""
-        return (self.shift_margin <= 0 and not self.glyph_sure) or self.glyph_shift is not None
+        return (self.shift_margin <= 0 and not self.glyph_sure and not self.similarity_sure) or self.glyph_shift is not None
 
     @property
     def in_doubt(self) -> bool:
@@ -143,6 +144,89 @@ def mountains_missing(cells_bgr: np.ndarray, px: int) -> bool:
     best = max(sorted(np.rot90(ink, k)[r, c] for r, c in layout.mountains)[1]
                for layout in SIDES.values() for k in range(4))
     return bool(best < MIN_MOUNTAIN_INK)
+
+
+#: every cell compared at this many samples a side, inside a sixth of the cell from its lines
+LIKENESS_SIZE = 10
+#: a tile whose grey levels spread less than this (standard deviation) counts as bare paper: the faint
+#: edge of the cell lines, the same in every cell, would otherwise make all bare cells look alike
+LIKENESS_MIN_CONTRAST = 6.0
+#: weight of the five mountains' likeness (median pairwise correlation) in a hypothesis's score
+LIKENESS_WEIGHT = 1.5
+#: the chosen layout's likeness beating every other side and turn, and every one-cell shift of itself, by this
+#: much settles it: on our photos and on photos of two other printings the true layout won by 0.33 or more
+#: (by 0.05 or less where it was not the true one)
+LIKENESS_SURE_MARGIN = 0.25
+
+
+def likeness_tiles(cells_bgr: np.ndarray, px: int) -> np.ndarray:
+    """(11, 11, n, n) every cell's grey level inside its lines at :data:`LIKENESS_SIZE`, each scaled to
+    mean 0 and norm 1 (less for a bare cell, :data:`LIKENESS_MIN_CONTRAST`), so a dot product of two
+    tiles is their correlation."""
+    gray = cells_bgr.astype(np.float32).mean(axis=2)
+    inset = max(1, px // 6)
+    f = max(1, (px - 2 * inset) // LIKENESS_SIZE)  # block means of f × f pixels
+    n = (px - 2 * inset) // f
+    inner = gray.reshape(GRID, px, GRID, px)[:, inset:inset + n * f, :, inset:inset + n * f]
+    small = inner.reshape(GRID, n, f, GRID, n, f).mean(axis=(2, 5)).transpose(0, 2, 1, 3).copy()
+    small -= small.mean(axis=(2, 3), keepdims=True)
+    # a bare cell is not "like" another: below the contrast floor its tile shrinks towards zero
+    floor = LIKENESS_MIN_CONTRAST * n
+    return small / np.maximum(np.linalg.norm(small, axis=(2, 3), keepdims=True), floor)
+
+
+def mountain_likeness(tiles: np.ndarray, mountains) -> float:
+    """How alike the five ``mountains`` cells look: the median of their ten pairwise correlations
+    (0 when one lies outside the area). Every printing draws its mountains alike, whatever it draws;
+    the cells of a wrong layout are paper, ruins and a player's drawings.
+
+    >>> rng = np.random.default_rng(0)
+    >>> cells = rng.integers(100, 200, (11 * 12, 11 * 12, 3)).astype(np.uint8)
+    >>> glyph = rng.integers(0, 255, (12, 12, 3)).astype(np.uint8)
+    >>> for r, c in SIDES["B"].mountains:
+    ...     cells[r * 12:(r + 1) * 12, c * 12:(c + 1) * 12] = glyph
+    >>> tiles = likeness_tiles(cells, 12)
+    >>> round(mountain_likeness(tiles, SIDES["B"].mountains), 2), mountain_likeness(tiles, SIDES["A"].mountains) < 0.3
+    (1.0, True)
+    """
+    vectors = [tiles[r, c].ravel() for r, c in mountains if 0 <= r < GRID and 0 <= c < GRID]
+    if len(vectors) < len(mountains):
+        return 0.0
+    v = np.array(vectors)
+    pairs = (v @ v.T)[np.triu_indices(len(v), 1)]
+    return float(np.median(pairs))
+
+
+def likeness_by_turn(cells_bgr: np.ndarray, px: int) -> list[np.ndarray]:
+    """``[k]``: the :func:`likeness_tiles` of the cell area turned ``k`` quarter turns (cells and tiles)."""
+    tiles = likeness_tiles(cells_bgr, px)
+    return [np.rot90(np.rot90(tiles, k, axes=(0, 1)), k, axes=(2, 3)) for k in range(4)]
+
+
+def similarity_sure(turned: list[np.ndarray], side: str, quarter_turns: int) -> bool:
+    """Does the mountains' likeness alone settle (``side``, ``quarter_turns``) and rule out a one-cell
+    shift? Its likeness beats every other side and turn (side A's own half turn aside: the same layout)
+    and each of its 8 one-cell shifts by :data:`LIKENESS_SURE_MARGIN`."""
+    return likeness_margin(turned, side, quarter_turns) >= LIKENESS_SURE_MARGIN
+
+
+def likeness_margin(turned: list[np.ndarray], side: str, quarter_turns: int) -> float:
+    """The likeness of (``side``, ``quarter_turns``) minus the best rival's (see :func:`similarity_sure`)."""
+    mountains = SIDES[side].mountains
+    own = mountain_likeness(turned[quarter_turns], mountains)
+    same = {(side, quarter_turns)} | ({("A", (quarter_turns + 2) % 4)} if side == "A" else set())
+    rivals = [mountain_likeness(turned[k], layout.mountains) for name, layout in SIDES.items() for k in range(4)
+              if (name, k) not in same]
+    rivals += [mountain_likeness(turned[quarter_turns], _shifted(mountains, dr, dc)) for dr, dc in ONE_CELL_SHIFTS]
+    return own - max(rivals)
+
+
+def best_likeness_margin(cells_bgr: np.ndarray, px: int) -> float:
+    """:func:`likeness_margin` of the side and turn whose mountains look most alike."""
+    turned = likeness_by_turn(cells_bgr, px)
+    side, k = max(((name, k) for name in SIDES for k in range(4)),
+                  key=lambda h: mountain_likeness(turned[h[1]], SIDES[h[0]].mountains))
+    return likeness_margin(turned, side, k)
 
 
 def glyph_tiles(cells_bgr: np.ndarray, px: int) -> np.ndarray:
@@ -270,6 +354,39 @@ def _bottom_homography(fit: GridFit, rows: int = 5) -> np.ndarray:
     return fit.homography if hom is None else hom
 
 
+#: side A's half turn is told by the coin track below the grid: its periodicity (× this) plus how well
+#: the printed track's rims match (vision.coins.track_match). On our photos and on photos of two other
+#: printings the right turn beat the other by 0.02 or more every time; the printed mountain glyph,
+#: drawn differently by every printing, has no say here (it chose the wrong turn on another printing)
+HALF_TURN_COIN_WEIGHT = 0.5
+HALF_TURN_DOUBT = 0.015  # a closer call than this: the sheet may be upside down
+
+
+def half_turn(orientation: Orientation, coin_evidence: list[float], track: dict[int, float]) -> Orientation:
+    """Side A's turn between ``quarter_turns`` and its opposite, decided by the coin track below the grid.
+
+    ``coin_evidence[k]``: :func:`coin_track_periodicity` of the grid turned ``k`` quarter turns;
+    ``track[k]``: the printed track's match below it, for the two turns in question. Side A's layout
+    is the same after a half turn, so the separation and shift checks carry over; a glyph that was
+    sure of the other turn is not sure of this one. A call closer than :data:`HALF_TURN_DOUBT` keeps the
+    turn the layout chose and flags the reading.
+
+    >>> o = Orientation("A", 1, 0.5, 0.01, 0.3)
+    >>> half_turn(o, [0.0, 0.1, 0.0, 0.7], {1: 0.2, 3: 0.6}).quarter_turns
+    3
+    >>> half_turn(o, [0.0, 0.4, 0.0, 0.4], {1: 0.5, 3: 0.5}).upside_down_doubt
+    True
+    """
+    k, opposite = orientation.quarter_turns, (orientation.quarter_turns + 2) % 4
+    evidence = {j: HALF_TURN_COIN_WEIGHT * min(coin_evidence[j], 1.0) + track[j] for j in (k, opposite)}
+    doubt = abs(evidence[k] - evidence[opposite]) < HALF_TURN_DOUBT
+    if evidence[opposite] <= evidence[k] + HALF_TURN_DOUBT:  # too close a call overrules nothing: flagged
+        return replace(orientation, upside_down_doubt=doubt)
+    shift = orientation.glyph_shift
+    return replace(orientation, quarter_turns=opposite, glyph_sure=False, upside_down_doubt=doubt,
+                   glyph_shift=None if shift is None else (-shift[0], -shift[1]))
+
+
 def glyph_shift(ncc: list[np.ndarray], side: str | None = None) -> tuple[str, int, int, int] | None:
     """(side, quarter turns, rows, columns) of the one-cell-shifted layout whose glyph score beats
     every unshifted layout's by :data:`GLYPH_SHIFT_MARGIN` — the grid is then a cell off — or None.
@@ -294,6 +411,7 @@ def decide_orientation(dark: np.ndarray, side: str | None = None,
     the layout a cell off (:func:`glyph_shift`: its side and turn are taken, ``margin`` may be negative).
     """
     ncc = None if cells is None else glyph_correlations(cells, cells.shape[0] // GRID)
+    turned = None if cells is None else likeness_by_turn(cells, cells.shape[0] // GRID)
     scores: dict[tuple[str, int], float] = {}
     for name, layout in SIDES.items():
         for k in range(4):
@@ -302,16 +420,22 @@ def decide_orientation(dark: np.ndarray, side: str | None = None,
                 scores[(name, k)] += COIN_WEIGHT * min(coin_evidence[k], 1.0)
             if ncc is not None:
                 scores[(name, k)] += GLYPH_WEIGHT * _glyph_score(ncc[k], layout.mountains)
+            if turned is not None:
+                scores[(name, k)] += LIKENESS_WEIGHT * mountain_likeness(turned[k], layout.mountains)
     allowed = {key: s for key, s in scores.items() if side is None or key[0] == side}
     ranked = sorted(allowed.items(), key=lambda kv: -kv[1])
     (best_side, best_k), best = ranked[0]
     runner_up = ranked[1][1] if len(ranked) > 1 else -1.0
     shifted = None if ncc is None else glyph_shift(ncc, side)
+    if shifted is not None and turned is not None and similarity_sure(turned, best_side, best_k):
+        shifted = None  # the mountains' likeness settles the shift; the glyph is one printing's drawing
     if shifted is not None:
         best_side, best_k = shifted[:2]
         best, runner_up = scores[shifted[:2]], max(s for key, s in allowed.items() if key != shifted[:2])
     upright = np.rot90(dark, best_k)
     separation = _separation(upright, SIDES[best_side].mountains, SIDES[best_side].wasteland)
     sure = ncc is not None and glyph_sure(ncc, best_side, best_k)
+    alike = turned is not None and similarity_sure(turned, best_side, best_k)
     return Orientation(best_side, best_k, separation, best - runner_up, shift_margin(upright, best_side),
-                       glyph_sure=sure, glyph_shift=None if shifted is None else shifted[2:]), scores
+                       glyph_sure=sure, glyph_shift=None if shifted is None else shifted[2:],
+                       similarity_sure=alike), scores

@@ -26,7 +26,7 @@ from vision.features import cell_features, paper_ring
 from vision.grid import DOUBT_U, PX, DegenerateFit, GridFit, fit_grid, line_image, sample_cells, shifted_fit
 from vision.layout import GRID
 from vision.load import LoadedPhoto, PhotoError, load_photo
-from vision.orient import (Orientation, coin_track_periodicity, decide_orientation, mountain_darkness,
+from vision.orient import (Orientation, coin_track_periodicity, decide_orientation, half_turn, mountain_darkness,
                           mountains_missing)
 
 MIN_CELL_PX = 14  # a cell narrower than this in the photo is too small to read reliably
@@ -99,10 +99,9 @@ def _orient(image: np.ndarray, fit: GridFit, cells: np.ndarray, side: str | None
     lines = line_image(image)
     coin_ev = [coin_track_periodicity(lines, fit.rotated(k)) for k in range(4)]
     orientation, scores = decide_orientation(dark, side, coin_ev, cells)  # cells: the mountain glyph cue
-    if orientation.side == "A":  # its mountains are the same after a half turn: a second witness
-        k = orientation.quarter_turns
-        if track_match(image, fit.rotated(k + 2)) > track_match(image, fit.rotated(k)):
-            orientation = replace(orientation, upside_down_doubt=True)
+    if orientation.side == "A":  # its mountains are the same after a half turn: the coin track decides
+        turns = (orientation.quarter_turns, (orientation.quarter_turns + 2) % 4)
+        orientation = half_turn(orientation, coin_ev, {k: track_match(image, fit.rotated(k)) for k in turns})
     if side is not None:
         other = max(s for (name, _), s in scores.items() if name != side)
         if other - scores[(side, orientation.quarter_turns)] > WRONG_SIDE_MARGIN:
@@ -193,6 +192,7 @@ def read_image(loaded: LoadedPhoto, side: str | None = None, model: ReaderModel 
                      "margin": round(orientation.margin, 3), "shift_margin": round(orientation.shift_margin, 3),
                      "upside_down_doubt": orientation.upside_down_doubt, "glyph_sure": orientation.glyph_sure,
                      "glyph_shift": None if orientation.glyph_shift is None else list(orientation.glyph_shift),
+                     "similarity_sure": orientation.similarity_sure,
                      "lattice_contrast": round(fit.lattice_score, 3)},
         seconds=time.perf_counter() - start,
     )

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Callable
 
 import cv2
 import numpy as np
@@ -21,6 +21,10 @@ from vision.synth.backgrounds import BACKGROUND_FAMILIES, BACKGROUNDS, backgroun
 from vision.synth.camera import Bend, Camera, place_camera
 from vision.synth.ink import STYLE_FAMILIES, STYLES, DrawnSheet, draw_sheet, style_family
 from vision.synth.maps import choose_sheet
+from vision.synth.paper import RenderedSheet
+
+#: draws an empty printed sheet: (side, px per grid unit, paper variant, rng) → the flat sheet
+Printing = Callable[[str, float, str, np.random.Generator], RenderedSheet]
 
 MAP_STEP = 8  # photo pixels between exactly computed points of the warp; bilinear in between
 MIN_PX_PER_U, MAX_PX_PER_U = 16.0, 150.0  # render resolution limits of the flat sheet
@@ -327,11 +331,13 @@ def make_photo(seed: int, *, sheet: Sheet | None = None, style: str | None = Non
                condition: dict | None = None, megapixels: float | None = None,
                style_family: str | None = None, background: str | None = None,
                background_family: str | None = None, side: str | None = None,
-               no_ink_twin: bool = False) -> SynthPhoto:
+               no_ink_twin: bool = False, printing: Printing | None = None) -> SynthPhoto:
     """One synthetic phone photo of a filled-in sheet and its truth; the same seed gives the same photo.
 
     ``no_ink_twin`` also makes ``twin``: the photo the player's sheet would give with nothing drawn on
     it (same paper, camera, light, noise draw, exposure and JPEG), so photo − twin is the ink's signal.
+    ``printing`` draws the empty printed sheet (default: our own look-alike, :func:`render_sheet`); the
+    photo's ``paper`` condition is handed to it as the variant.
     """
     # one independent stream per decision, so pinning one choice leaves the others as they were
     maps_rng, style_rng, bg_rng, cond_rng, ink_rng, rng = (
@@ -350,7 +356,8 @@ def make_photo(seed: int, *, sheet: Sheet | None = None, style: str | None = Non
         cond[key] = value
     camera = camera_for(cond)
     px_per_u = float(np.clip(camera.local_scale() * 1.05, MIN_PX_PER_U, MAX_PX_PER_U))
-    drawn = draw_sheet(sheet, style, ink_rng, px_per_u=px_per_u, variant=cond["paper"])
+    rendered = None if printing is None else printing(sheet.side, px_per_u, cond["paper"], ink_rng)
+    drawn = draw_sheet(sheet, style, ink_rng, px_per_u=px_per_u, variant=cond["paper"], rendered=rendered)
     twin_rng = copy.deepcopy(rng) if no_ink_twin else None  # the twin's scene repeats the same draws
     img, tips = scene(drawn, camera, background, cond, rng)
     scenes = [img] if twin_rng is None else [img, scene(without_ink(drawn), camera, background, cond, twin_rng)[0]]
