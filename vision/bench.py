@@ -121,7 +121,7 @@ def _read_one(path: str) -> dict:
            "background_family": truth["background_family"], "conditions": condition_tags(truth["conditions"]),
            "megapixels": truth["width"] * truth["height"] / 1e6, "seconds": seconds, "error": error,
            "peak_mb": peak_memory_mb(), "true_side": true_sheet.side,
-           "true_coins": true_sheet.coins}
+           "true_coins": true_sheet.coins, "printing": truth.get("printing", "ours")}
     if reading is None:
         return out
     out["side"] = reading.side

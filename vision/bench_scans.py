@@ -61,11 +61,10 @@ def _evenly_spaced(centres: np.ndarray, n: int = GRID + 1) -> np.ndarray | None:
             step = centres[j] - centres[i]
             if step < 8:
                 continue
-            expected = centres[i] + step * np.arange(n)
-            nearest = np.abs(centres[None, :] - expected[:, None]).min(axis=1)
+            distance = np.abs(centres[None, :] - (centres[i] + step * np.arange(n))[:, None])
+            nearest = distance.min(axis=1)
             if (nearest < 0.12 * step).all() and nearest.sum() < best_err:
-                best_err = nearest.sum()
-                best = centres[np.abs(centres[None, :] - expected[:, None]).argmin(axis=1)]
+                best_err, best = nearest.sum(), centres[distance.argmin(axis=1)]
     return best
 
 
@@ -98,7 +97,7 @@ def grid_corners(sheet: np.ndarray) -> np.ndarray | None:
 
 def printed_side(sheet: np.ndarray, corners: np.ndarray) -> str:
     """The side whose five mountain cells hold more ink on an upright, blank scan."""
-    from vision.grid import PX, lattice_points, warp_canonical  # noqa: F401 - PX: the canonical cell size
+    from vision.grid import PX, warp_canonical
     from vision.orient import cell_ink
     from vision.synth.pages import CELL_AREA_U
 
@@ -178,20 +177,11 @@ def _generate(job: tuple[int, dict, str]) -> str:
     return str(path)
 
 
-def _read(path: str) -> dict:
-    from vision.bench import _read_one
-
-    out = _read_one(path)
-    truth = json.loads(Path(path).with_suffix(".json").read_text())
-    out["printing"] = truth["printing"]
-    return out
-
-
 def run_scan_benchmark(art: str | Path, n: int, seed: int, workers: int = 2, log=print,
                        photo_dir: str | None = None) -> dict:
     """Photograph the prepared sheets of ``art`` ``n`` times (cycling through them), read the photos
     and tally every figure of :mod:`vision.bench` overall, per printing and per printing and side."""
-    from vision.bench import Tally
+    from vision.bench import Tally, _read_one
 
     sheets = prepare_scans(art, log)
     seeds = [SCAN_SEED_BASE + 100_000 * seed + i for i in range(n)]
@@ -208,7 +198,7 @@ def run_scan_benchmark(art: str | Path, n: int, seed: int, workers: int = 2, log
         log(f"generated {len(jobs)} photos of {len(sheets)} printed sheets in {time.time() - t0:.0f} s")
         t0 = time.perf_counter()
         with ctx.Pool(workers) as pool:
-            results = pool.map(_read, [str(folder / f"{s}.jpg") for s in seeds], chunksize=2)
+            results = pool.map(_read_one, [str(folder / f"{s}.jpg") for s in seeds], chunksize=2)
         log(f"read {n} photos in {time.perf_counter() - t0:.1f} s with {workers} workers")
     groups: dict[str, dict[str, Tally]] = defaultdict(lambda: defaultdict(Tally))
     for r in results:

@@ -746,16 +746,29 @@ def _check_hypotheses(small: np.ndarray, darkest: np.ndarray, hypotheses: list[n
         hom, pts, disp = _refine_coarse_to_fine(darkest, hom)
         score = lattice_score(darkest, pts)
         separation = _mountain_separation(small, pts) if score >= FAINT_LINE_CONTRAST else None
-        if (separation is None or not _accepted(score, separation)
-                or (strict and (separation < MOUNTAINS_CARRY or score < WEAK_LINE_CONTRAST)
-                    and (score < clear_lines or separation < SEGMENT_MOUNTAINS))) \
-                and not (separation is not None and score >= (MIN_LINE_CONTRAST if strict else WEAK_LINE_CONTRAST)
-                         and _likeness_settles(small, pts)):
+        if separation is None or not (_darkness_passes(score, separation, strict, clear_lines)
+                                      or _likeness_passes(small, pts, score, strict)):
             if rejected is not None:  # for the thin-line rescue (fit_grid), judged only if nothing passes
                 rejected.append((hom, pts, disp, strict))
             continue
         out.append(_Candidate(hom, disp, score, separation, _area_corners(pts), _share_inside(pts, small.shape)))
     return out
+
+
+def _darkness_passes(score: float, separation: float, strict: bool, clear_lines: float) -> bool:
+    """The line score and the mountains' darkness pass :func:`_check_hypotheses`'s checks."""
+    if not _accepted(score, separation):
+        return False
+    if not strict:
+        return True
+    return (separation >= MOUNTAINS_CARRY and score >= WEAK_LINE_CONTRAST) \
+        or (score >= clear_lines and separation >= SEGMENT_MOUNTAINS)
+
+
+def _likeness_passes(image: np.ndarray, pts: np.ndarray, score: float, strict: bool) -> bool:
+    """Lines clear enough (a strict source's: ``MIN_LINE_CONTRAST``) and the mountains' likeness settling
+    the layout (:func:`_likeness_settles`): a printing whose mountains are not dark."""
+    return score >= (MIN_LINE_CONTRAST if strict else WEAK_LINE_CONTRAST) and _likeness_settles(image, pts)
 
 
 def find_grid(image: np.ndarray, max_refined: int = 8, long_side: int = FIND_LONG_SIDE,
@@ -1221,7 +1234,7 @@ def _glyph_settles(image: np.ndarray, intersections: np.ndarray) -> bool:
 
 def _likeness_settles(image: np.ndarray, intersections: np.ndarray) -> bool:
     """Whether the five mountains of some side and turn look alike on this lattice, clearly more than
-    any other layout's and any one-cell shift's (:func:`vision.orient.similarity_sure`): the check
+    any other layout's and any one-cell shift's (:func:`vision.orient.likeness_sure`): the check
     for printings whose mountains are not dark (line art on white)."""
     from vision.orient import LIKENESS_SURE_MARGIN, best_likeness_margin  # orient builds on this module
 

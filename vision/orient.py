@@ -77,18 +77,18 @@ class Orientation:
     upside_down_doubt: bool = False  # side A only: the coin track below the grid barely tells the half turn
     glyph_sure: bool = False  # the printed glyph alone settles side, turn and shift (:func:`glyph_sure`)
     glyph_shift: tuple[int, int] | None = None  # (rows, columns) the glyph shows the layout off by (:func:`glyph_shift`)
-    similarity_sure: bool = False  # the five mountains' likeness alone settles side, turn and shift (:func:`similarity_sure`)
+    likeness_sure: bool = False  # the five mountains' likeness alone settles side, turn and shift (:func:`likeness_sure`)
 
     @property
     def mountains_unclear(self) -> bool:
         """The mountains' darkness cannot tell the side and turn, and the glyph does not either."""
-        return self.separation < MIN_SEPARATION and not self.glyph_sure and not self.similarity_sure
+        return self.separation < MIN_SEPARATION and not self.glyph_sure and not self.likeness_sure
 
     @property
     def may_be_shifted(self) -> bool:
         """A one-cell shift fits the mountains' darkness as well, and the glyph does not rule it out —
         or the glyph shows the layout a cell off."""
-        return (self.shift_margin <= 0 and not self.glyph_sure and not self.similarity_sure) or self.glyph_shift is not None
+        return (self.shift_margin <= 0 and not self.glyph_sure and not self.likeness_sure) or self.glyph_shift is not None
 
     @property
     def in_doubt(self) -> bool:
@@ -203,7 +203,7 @@ def likeness_by_turn(cells_bgr: np.ndarray, px: int) -> list[np.ndarray]:
     return [np.rot90(np.rot90(tiles, k, axes=(0, 1)), k, axes=(2, 3)) for k in range(4)]
 
 
-def similarity_sure(turned: list[np.ndarray], side: str, quarter_turns: int) -> bool:
+def likeness_sure(turned: list[np.ndarray], side: str, quarter_turns: int) -> bool:
     """Does the mountains' likeness alone settle (``side``, ``quarter_turns``) and rule out a one-cell
     shift? Its likeness beats every other side and turn (side A's own half turn aside: the same layout)
     and each of its 8 one-cell shifts by :data:`LIKENESS_SURE_MARGIN`."""
@@ -211,7 +211,7 @@ def similarity_sure(turned: list[np.ndarray], side: str, quarter_turns: int) -> 
 
 
 def likeness_margin(turned: list[np.ndarray], side: str, quarter_turns: int) -> float:
-    """The likeness of (``side``, ``quarter_turns``) minus the best rival's (see :func:`similarity_sure`)."""
+    """The likeness of (``side``, ``quarter_turns``) minus the best rival's (see :func:`likeness_sure`)."""
     mountains = SIDES[side].mountains
     own = mountain_likeness(turned[quarter_turns], mountains)
     same = {(side, quarter_turns)} | ({("A", (quarter_turns + 2) % 4)} if side == "A" else set())
@@ -427,7 +427,7 @@ def decide_orientation(dark: np.ndarray, side: str | None = None,
     (best_side, best_k), best = ranked[0]
     runner_up = ranked[1][1] if len(ranked) > 1 else -1.0
     shifted = None if ncc is None else glyph_shift(ncc, side)
-    if shifted is not None and turned is not None and similarity_sure(turned, best_side, best_k):
+    if shifted is not None and turned is not None and likeness_sure(turned, best_side, best_k):
         shifted = None  # the mountains' likeness settles the shift; the glyph is one printing's drawing
     if shifted is not None:
         best_side, best_k = shifted[:2]
@@ -435,7 +435,7 @@ def decide_orientation(dark: np.ndarray, side: str | None = None,
     upright = np.rot90(dark, best_k)
     separation = _separation(upright, SIDES[best_side].mountains, SIDES[best_side].wasteland)
     sure = ncc is not None and glyph_sure(ncc, best_side, best_k)
-    alike = turned is not None and similarity_sure(turned, best_side, best_k)
+    alike = turned is not None and likeness_sure(turned, best_side, best_k)
     return Orientation(best_side, best_k, separation, best - runner_up, shift_margin(upright, best_side),
                        glyph_sure=sure, glyph_shift=None if shifted is None else shifted[2:],
-                       similarity_sure=alike), scores
+                       likeness_sure=alike), scores

@@ -192,7 +192,7 @@ def read_image(loaded: LoadedPhoto, side: str | None = None, model: ReaderModel 
                      "margin": round(orientation.margin, 3), "shift_margin": round(orientation.shift_margin, 3),
                      "upside_down_doubt": orientation.upside_down_doubt, "glyph_sure": orientation.glyph_sure,
                      "glyph_shift": None if orientation.glyph_shift is None else list(orientation.glyph_shift),
-                     "similarity_sure": orientation.similarity_sure,
+                     "likeness_sure": orientation.likeness_sure,
                      "lattice_contrast": round(fit.lattice_score, 3)},
         seconds=time.perf_counter() - start,
     )
