@@ -348,7 +348,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return {"status": "ok", "version": version, "reader": photo_reader() is not None,
                 "validator": validator() is not None}
 
-    from api import routes_batch, routes_games  # issue 7: tracked games, batch jobs
+    from api import routes_batch, routes_games  # tracked games, batch jobs
     routes_games.install(app), routes_batch.install(app)
     install_pages(app)
     return app

@@ -6,19 +6,19 @@ over the features of :mod:`vision.features` (ink colour and darkness, stroke-ori
 a darkness thumbnail); their mean is both more accurate and better calibrated than one network. Then
 the *sheet context* stage (:func:`sheet_context`): a player uses the same pencils all over a sheet,
 so each cell's ink colour is compared with the cells of the same sheet the networks are sure of,
-class by class, and with the sure empty paper around it (:func:`nearby_paper`, session 14); the
-sheet's own look, the median and spread of its cells' colour measures (:func:`sheet_look`, session
-16), says what kind of sheet that is; and a ``HistGradientBoostingClassifier`` reads the networks'
-probabilities together with those distances and its neighbours' probabilities — and, from session 18,
+class by class, and with the sure empty paper around it (:func:`nearby_paper`); the
+sheet's own look, the median and spread of its cells' colour measures (:func:`sheet_look`),
+says what kind of sheet that is; and a ``HistGradientBoostingClassifier`` reads the networks'
+probabilities together with those distances and its neighbours' probabilities — and
 the probabilities of *trees* beside the networks (:attr:`ReaderModel.trees`, two
 ``HistGradientBoostingClassifier``s over the same cell features, one per half of the training
 photos): they read cells less well than the networks but err on other cells, and the context stage
-learns when to believe which (session 17, 1 368 cached photos: 700 → 650 wrong cells); a cell's
+learns when to believe which (on 1 368 cached photos: 700 → 650 wrong cells); a cell's
 probabilities mix both stages, the context stage weighing ``CONTEXT_WEIGHT`` (dev photos, equal
 weights: 98.51 → 98.87 % of cells right, most on colour shading and unseen marker fills). The
 context stage can run in two rounds (``TrainConfig.context_rounds``, :func:`second_round_inputs`):
-the second reads the first round's probabilities of each cell and its neighbours. Measured in
-session 13 and not shipped (no clear gain, a bigger file): the shipped model has one round.
+the second reads the first round's probabilities of each cell and its neighbours. It gave no clear
+gain for a bigger file, so the shipped model has one round.
 
 The coin model is a ``HistGradientBoostingClassifier`` over :mod:`vision.coins` features. All of
 it is stored in ``models/reader.skops`` — skops, not pickle, so loading never runs code from the
@@ -95,18 +95,16 @@ CONTEXT_MAX_COUNT = 20  # sure cells of a class counted up to this many
 CONTEXT_NONE = 10.0  # distance reported when a class has no sure cell on the sheet (scaled units)
 #: Nearby paper (:func:`nearby_paper`): how fast a cell's weight as a neighbour falls off with distance (the σ of a
 #: Gaussian, in cells), and the colour measures whose signed difference from the nearby paper the stage reads.
-#: Context stages fitted on the same 800 training photos (session 14), dev 7 + dev 8 cells wrong: without 330 / 327
-#: (two fitting seeds), σ 1.0: 300 / 309, σ 0.7: 303, σ 1.5: 311, σ 2.5: 317; with every class's nearby
-#: sure cells instead of the empty ones only: 307–318. The full retrain with σ 1.0: 566 → 535 wrong cells on
-#: 1 071 benchmark, dev and hard photos, 11.7 % fewer cells flagged (docs/reader-history.md, "Session 14")
+#: Context stages fitted on the same 800 training photos, dev cells wrong: without 330 / 327 (two fitting
+#: seeds), σ 1.0: 300 / 309, σ 0.7: 303, σ 1.5: 311, σ 2.5: 317; with every class's nearby sure cells instead
+#: of the empty ones only: 307–318. A full retrain with σ 1.0: 566 → 535 wrong cells on 1 071 benchmark, dev
+#: and hard photos, 11.7 % fewer cells flagged.
 NEARBY_SIGMA = 1.0
 NEARBY_DIFFERENCES: tuple[str, ...] = ("dL_mean", "dL_p75", "da_mean", "db_mean", "coloured", "ink12")
 _NEARBY_COLUMNS = [CONTEXT_FEATURES.index(n) for n in NEARBY_DIFFERENCES]
-#: the context stage's share of a cell's probabilities (the networks have the rest). Session 8's model on the
-#: cached dev cell areas, cells wrong at 0.5 / 0.6 / 0.7: dev 7 126 / 119 / 124, dev 8 256 / 247 / 247, with
-#: 0.2–0.3 points more cells flagged to catch 97 % of them (docs/reader-history.md, "Session 9")
-#: Session 17, on the shipped stage: 0.7–1.0 read as many cells wrong and, at equal catch, flag as many (a move
-#: along one curve); 0.5 read 9 % more wrong (docs/reader-history.md, "Session 17")
+#: the context stage's share of a cell's probabilities (the networks have the rest). On the shipped stage
+#: 0.7–1.0 read as many cells wrong and, at equal catch, flag as many (a move along one curve); 0.5 read 9 %
+#: more wrong.
 CONTEXT_WEIGHT = 0.6
 
 
@@ -124,13 +122,13 @@ class ReaderModel:
     meta: dict = field(default_factory=dict)
     context: object | None = None  # HistGradientBoostingClassifier over context_inputs(); None: networks only
     context_scale: np.ndarray | None = None  # (len(CONTEXT_FEATURES),) spread of each measure in training
-    nearby_paper: bool = False  # the context stage also reads nearby_paper() (session 14 on; older files do not)
-    sheet_look: bool = False  # and sheet_look() (session 16 on)
+    nearby_paper: bool = False  # the context stage also reads nearby_paper() (older files do not)
+    sheet_look: bool = False  # and sheet_look() (older files do not)
     # The first context round, one stage per half of the training photos (their mean is read); when
-    # present, ``context`` is the second round, over second_round_inputs(). Empty: one round (session 11)
+    # present, ``context`` is the second round, over second_round_inputs(). Empty: one round
     first_context: list = field(default_factory=list)
     # HistGradientBoostingClassifiers over CELL_FEATURE_NAMES, one per half of the training photos; the context
-    # stage reads their mean probabilities (context_inputs' ``trees``). Empty: no trees (files before session 18)
+    # stage reads their mean probabilities (context_inputs' ``trees``). Empty: no trees (older files)
     trees: list = field(default_factory=list)
 
     @property
@@ -311,9 +309,9 @@ def sheet_look(features: np.ndarray, scale: np.ndarray) -> np.ndarray:
     The measures are taken against the sheet's own paper, yet the same faint yellow means a pencil
     farm on a sheet of faint pencil strokes and paper under warm light on a sheet of bold marker
     fills: the spread says which kind of sheet it is, the median how far its light and tint were
-    left over. Context stages fitted on session 11's 800 cached training photos, dev 7 + dev 8 cells
-    wrong (networks of two fitting seeds): 347 / 371 without, 285 / 323 with the median and spread;
-    spread only 288, median only 308, 10th/50th/90th percentiles 284 (docs/reader-history.md, "Session 16").
+    left over. Context stages fitted on 800 cached training photos, dev cells wrong (networks of two
+    fitting seeds): 347 / 371 without, 285 / 323 with the median and spread; spread only 288, median
+    only 308, 10th/50th/90th percentiles 284.
 
     >>> from vision.features import CELL_FEATURE_NAMES
     >>> x = np.zeros((4, len(CELL_FEATURE_NAMES))); x[:, CELL_FEATURE_NAMES.index("db_mean")] = [0, 0, 2, 6]
@@ -336,10 +334,9 @@ def context_inputs(features: np.ndarray, probabilities: np.ndarray, scale: np.nd
                    nearby: bool = True, look: bool = True, trees: np.ndarray | None = None) -> np.ndarray:
     """Everything the (first round of the) sheet-context stage reads about one whole sheet:
     :func:`sheet_context` and :func:`neighbour_summary` of the networks' probabilities,
-    :func:`nearby_paper` unless ``nearby`` is False (models before session 14), :func:`sheet_look`
-    unless ``look`` is False (models before session 16), and the trees' probabilities ``trees``
-    (N, 6) when given (models from session 18).
-    Neighbours: session 11, context stages fitted on the same 800 photos read dev 7 / dev 8 cells
+    :func:`nearby_paper` unless ``nearby`` is False (older models), :func:`sheet_look`
+    unless ``look`` is False (older models), and the trees' probabilities ``trees``
+    (N, 6) when given. Neighbours: context stages fitted on the same 800 photos read dev cells
     131 / 260 wrong without, 115 / 219 with.
 
     >>> p = np.full((116, len(CELL_CLASSES)), 1 / 6)
@@ -361,10 +358,9 @@ def context_inputs(features: np.ndarray, probabilities: np.ndarray, scale: np.nd
 def second_round_inputs(first_inputs: np.ndarray, first_probabilities: np.ndarray, side: str) -> np.ndarray:
     """What the second context round reads about one whole sheet: the first round's inputs, the
     cell's probabilities after the first round and :func:`neighbour_summary` of them.
-    Session 12, on 800 cached training photos with session 11's networks: dev 7 / dev 8 cells
-    113 / 217 wrong with one round, 104 / 200 with two; session 13's full retrain with two rounds:
-    424 → 413 wrong cells on 911 benchmark and dev photos, sheets exact 723 → 721, not shipped
-    (docs/reader-history.md).
+    On 800 cached training photos: dev cells 113 / 217 wrong with one round, 104 / 200 with two; a
+    full retrain with two rounds: 424 → 413 wrong cells on 911 benchmark and dev photos, sheets exact
+    723 → 721, so it is not shipped.
 
     >>> p = np.full((116, len(CELL_CLASSES)), 1 / 6)
     >>> second_round_inputs(np.zeros((116, 50)), p, "A").shape  # 50 + 13 + 6
@@ -403,8 +399,8 @@ def single_thread():
 
     threadpoolctl limits only the libraries already loaded, so scikit-learn's OpenMP runtime is
     loaded first: in a fresh worker process that has not fitted anything yet, the tree models' fit
-    would otherwise run as many threads as cores in each of the two workers (session 20's whole
-    training run: two threads per tree worker, the trees still fitting after 48 minutes).
+    would otherwise run as many threads as cores in each of the two workers (two threads per tree
+    worker on two cores: the trees' fit took over 48 minutes instead of about 20).
     """
     from sklearn.ensemble import HistGradientBoostingClassifier  # noqa: F401  (loads the OpenMP runtime it limits)
     from threadpoolctl import threadpool_limits
@@ -431,8 +427,8 @@ def clear_unread_tree_fields(boosting) -> None:
     """Zero, in place, what a fitted HistGradientBoostingClassifier's predictions never read: the
     fields in ``_UNREAD_NODE_FIELDS``, split nodes' values and leaves' split fields, and (without
     categorical features) the bin thresholds binning the training data used: predictions read raw
-    features, and those thresholds only for categories. Predictions stay identical; session 11's
-    context stage compresses to 1.13 MB instead of 1.53 MB, and session 18's trees lose 1.1 MB more."""
+    features, and those thresholds only for categories. Predictions stay identical; a context stage
+    compresses to 1.13 MB instead of 1.53 MB, and the cell trees lose 1.1 MB more."""
     mapper = boosting._bin_mapper
     if not np.any(mapper.is_categorical_):
         mapper.bin_thresholds_ = []
@@ -459,7 +455,7 @@ def pack_trees(boosting) -> dict[str, np.ndarray]:
     read (all trees end to end, fields as in ``_PACKED_NODE_FIELDS``) and each tree's node count.
 
     skops writes every tree's nodes as a file of its own, each a zip entry with its headers and
-    whole records: 2 400 trees of 61 nodes took 4.8 MB, and 1.2 MB packed (session 18). Values and
+    whole records: 2 400 trees of 61 nodes took 4.8 MB, and 1.2 MB packed. Values and
     thresholds stay float64, so :func:`unpack_trees` gives back the same predictions bit for bit.
 
     >>> from sklearn.ensemble import HistGradientBoostingClassifier
@@ -584,7 +580,7 @@ def load_model(model_file: Path = MODEL_FILE, meta_file: Path = META_FILE) -> Re
         raise ModelMissingError(f"{model_file} is a model from an older reader: run 'cartographers train'")
     scale = obj.get("context_scale")
     config = meta.get("config", {})  # which context inputs the file's stage reads (older files: fewer)
-    if "packed_trees" in obj:  # files before session 18 hold their trees unpacked
+    if "packed_trees" in obj:  # older files hold their trees unpacked
         for boosting, packed in zip(_boosted(obj), obj["packed_trees"], strict=True):
             unpack_trees(boosting, packed)
     return ReaderModel(shape=list(obj["shape"]), coins=obj["coins"], meta=meta, context=obj.get("context"),

@@ -318,8 +318,8 @@ def layout_features(lab: np.ndarray, strokes: np.ndarray, px: int) -> np.ndarray
     (top, bottom, left, right: the printed line where the grid sits right, ink from a neighbour).
 
     Two networks on 800 training-like photos, two random starts (dev 7 / dev 8 cells wrong): with
-    session 7's 225 features 290–318 / 512–527, with these and the finer shape parts 230–239 /
-    420–428 (docs/reader-history.md, "Session 8").
+    an earlier 225 features 290–318 / 512–527, with these and the finer shape parts 230–239 /
+    420–428.
 
     >>> lab = np.zeros((GRID * 32, GRID * 32, 3), np.float32) + REFERENCE_LAB  # bare reference paper
     >>> lab[:16, :32, 1] = REFERENCE_LAB[1] - 40  # green in the top half of the top-left cell

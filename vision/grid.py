@@ -343,7 +343,7 @@ SEGMENT_MIN_LENGTH = 0.04  # of the long side: a frame side's straight segment (
 SEGMENT_LINES = 6  # strongest merged lines per direction whose pairs make quads
 SEGMENT_QUADS = 16  # quads (by the length of their four lines) pre-checked
 #: tried last, only when nothing else passes at that size: quads that use the 7th or 8th longest line of a direction
-#: (a frame side the coin track's and the season boxes' longer sides outrank: fresh photo 51400183, session 14),
+#: (a frame side the coin track's and the season boxes' longer sides outrank: fresh photo 51400183),
 #: the best SEGMENT_LATE_QUADS by length pre-checked and SEGMENT_LATE_REFINED of them refined (not added to the
 #: rescue's candidates). Mixed in with the usual quads they pushed dev 7's 50700140 out of the refined ones.
 SEGMENT_LINES_LATE = 8
@@ -1504,7 +1504,7 @@ def _side_pulled(image: np.ndarray, darkest: np.ndarray, pts: np.ndarray,
     tapering over ``SIDE_PULL_LINES`` lines (:func:`_side_pulls`), and snapped again (±0.3 u, then
     ±0.15 u). The best is kept when its thin-line score (:func:`thin_line_score`: marker strokes do
     not count) beats the fit's by ``SIDE_PULL_GAIN`` — or by the first of ``SIDE_PULL_GAIN_CONFIRMED``
-    with its lattice score (:func:`lattice_score`) beating the fit's by the second (session 13: a
+    with its lattice score (:func:`lattice_score`) beating the fit's by the second (a
     bowed sheet on gingham, whose table stripes beyond the frame the thin lines half believe) — and
     its mountains separate no less clearly (:func:`_mountain_separation`; its doubt is no test: the
     overshot lattice's snaps agree with it as well).

@@ -64,24 +64,23 @@ class TrainConfig:
     max_megapixels: float = 2.5  # features are taken on the rectified sheet; bigger photos add time only
     # Photos that get a lamp's glare (0: none, as shipped). The generator gives glare only to the held-out
     # marker family (laminated sheets, sheet-reference.md), so the model never sees a hotspot. 10 % read
-    # dev 8's glare cells far better but the benchmark's sheets exact worse: not shipped (reader-history.md,
-    # "Session 10: glare in training")
+    # dev glare cells far better but the benchmark's sheets exact worse: not used
     glare_share: float = 0.0
     # photos of each drawn sheet, the later ones retakes (new light, blur, noise, JPEG, table). 2 read dev cells
-    # 3 % better at the same generating time but cost 1.8 × the network time: not used (reader-history.md, session 11)
+    # 3 % better at the same generating time but cost 1.8 × the network time: not used
     takes: int = 1
     validation_share: float = 0.15
     max_iter: int = 300  # coin boosting
     context_max_iter: int = 150  # sheet-context boosting (300 read dev cells no better and doubled the file)
-    # 2: a second context round reads the first round's probabilities of each cell's neighbours. Session 13's full
-    # retrain with it: wrong cells dev 7 97 → 98, dev 8 194 → 185, benchmark −3 %, sheets exact 723 → 721 of 911,
-    # within random-start spread, and a 7.0 MB file (5.6): not shipped (reader-history.md, "Session 13")
+    # 2: a second context round reads the first round's probabilities of each cell's neighbours. A full retrain
+    # with it: wrong dev cells 291 → 283, benchmark −3 %, sheets exact 723 → 721 of 911, within random-start
+    # spread, and a 7.0 MB file (5.6): not used
     context_rounds: int = 1
     # the context stage also compares each cell with the empty paper around it (vision.classify.nearby_paper;
-    # session 14's retrain: 566 → 535 wrong cells on 1 071 benchmark, dev and hard photos, sheets exact 833 → 838)
+    # a retrain: 566 → 535 wrong cells on 1 071 benchmark, dev and hard photos, sheets exact 833 → 838)
     nearby_paper: bool = True
     # and reads the sheet's own look, the median and spread of its cells' colour measures (vision.classify.sheet_look;
-    # on session 11's 800 cached photos, dev 7 + dev 8 cells wrong 347 / 371 → 285 / 323 for two fitting seeds)
+    # on 800 cached photos, dev cells wrong 347 / 371 → 285 / 323 for two fitting seeds)
     sheet_look: bool = True
     learning_rate: float = 0.08
     max_leaf_nodes: int = 31
@@ -92,10 +91,10 @@ class TrainConfig:
     epochs: int = 40  # fixed: the rows of one photo are alike, so a random early-stopping split would leak
     networks: int = 4  # shape networks, alternating between the two halves of the photos, each its own random start
     # Trees beside the networks (fit_trees; 0 iterations: none): one HistGradientBoostingClassifier per half over the
-    # cell features, read by the context stage. Session 17, context stages fitted on the 2 210 training photos with
-    # the shipped networks, 1 368 cached dev, benchmark, hard and fresh photos: 700 wrong cells without, 650 with
-    # 200 iterations of 31 leaves (1 325 s), 664 with 80 of 15 (386 s); session 18 shipped the first (benchmark
-    # 119 → 89 wrong cells; 1.2 MB of the file, packed) (reader-history.md, "Session 17", "Session 18")
+    # cell features, read by the context stage. Context stages fitted on the 2 210 training photos with
+    # the shipped networks, on 1 368 cached dev, benchmark, hard and fresh photos: 700 wrong cells without, 650
+    # with 200 iterations of 31 leaves (1 325 s), 664 with 80 of 15 (386 s); the first is used (benchmark
+    # 119 → 89 wrong cells; 1.2 MB of the file, packed)
     tree_iterations: int = 200
     tree_leaves: int = 31
     tree_learning_rate: float = 0.1

@@ -1,4 +1,4 @@
-"""Synthetic filled-in sheets and phone photos with exact truth (issue 4; ``docs/synth.md``).
+"""Synthetic filled-in sheets and phone photos with exact truth (``docs/synth.md``).
 
 * :func:`render_sheet` — the empty printed sheet (``paper``);
 * :func:`draw_sheet` — a sheet JSON filled in by hand in one of ``STYLES`` (``ink``);
