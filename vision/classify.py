@@ -590,27 +590,7 @@ def load_model(model_file: Path = MODEL_FILE, meta_file: Path = META_FILE) -> Re
                        sheet_look=bool(config.get("sheet_look", False)))
 
 
-_DEFAULT_MODEL: list[ReaderModel] = []
-_DEFAULT_MODEL_LOCK = threading.Lock()
-
-
+@lru_cache(maxsize=1)
 def default_model() -> ReaderModel:
-    """The shipped model, loaded once per process (a second caller waits for the first's load)."""
-    with _DEFAULT_MODEL_LOCK:
-        if not _DEFAULT_MODEL:
-            _DEFAULT_MODEL.append(load_model())
-        return _DEFAULT_MODEL[0]
-
-
-def preload_default_model() -> None:
-    """Start loading the shipped model in a background thread, so a command that reads one photo
-    loads it while the grid is being found; :func:`default_model` then waits for it. A failed
-    load is left for the foreground call to raise."""
-    def load() -> None:
-        try:
-            default_model()
-        except Exception:  # noqa: BLE001 - reported by the foreground call, which loads again
-            pass
-
-    if not _DEFAULT_MODEL:
-        threading.Thread(target=load, name="load-reader-model", daemon=True).start()
+    """The shipped model, loaded once per process."""
+    return load_model()

@@ -22,9 +22,8 @@ def read_or_fail(photo: str, side: str | None):
     """The reading, or a CliError with the reader's one-line reason (exit 2)."""
     from api.cli import CliError
     from vision import PhotoError, read_photo
-    from vision.classify import ModelMissingError, preload_default_model
+    from vision.classify import ModelMissingError
 
-    preload_default_model()  # loads while the grid is found: a one-photo command waits less
     try:
         return read_photo(photo, side=side)
     except PhotoError as e:
