@@ -1,7 +1,7 @@
 """The batch runner on real photos (synthetic phone photos through the real reader): local pool vs
 Dask give the same rows, and a batch killed with SIGKILL resumes without redoing finished sheets.
 
-Skipped only when this build has no trained reader model (``models/reader.skops``).
+Skipped only when this build has no trained reader model (``models/reader.npz``).
 """
 
 from __future__ import annotations

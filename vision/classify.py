@@ -1,4 +1,4 @@
-"""The per-cell terrain classifier and the per-coin filled/empty classifier, persisted with skops.
+"""The per-cell terrain classifier and the per-coin filled/empty classifier, and their model file.
 
 Cells are read in two stages. First four ``MLPClassifier`` networks (each behind a
 ``StandardScaler``), two fitted on each half of the training photos from different random starts,
@@ -20,19 +20,19 @@ context stage can run in two rounds (``TrainConfig.context_rounds``, :func:`seco
 the second reads the first round's probabilities of each cell and its neighbours. It gave no clear
 gain for a bigger file, so the shipped model has one round.
 
-The coin model is a ``HistGradientBoostingClassifier`` over :mod:`vision.coins` features. All of
-it is stored in ``models/reader.skops`` — skops, not pickle, so loading never runs code from the
-file: only the types in :data:`TRUSTED_TYPES` may appear in it — with ``models/reader.json`` beside
-it (library versions, training seed and configuration, measured figures, the low-confidence
-threshold).
+The coin model is a ``HistGradientBoostingClassifier`` over :mod:`vision.coins` features.
+
+Training fits these with scikit-learn; the model file ``models/reader.npz`` holds their numpy
+export (:mod:`vision.inference`): plain arrays, read with ``allow_pickle=False``, so loading never
+runs code from the file and reading a photo never imports scikit-learn. ``models/reader.json``
+beside it records the library versions, training seed and configuration, measured figures and the
+low-confidence threshold.
 """
 
 from __future__ import annotations
 
 import json
 import platform
-import sys
-import threading
 import zipfile
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -42,36 +42,20 @@ import numpy as np
 
 from scoring.sides import SIDES
 from scoring.terrain import Terrain
+from vision.coins import COIN_FEATURE_NAMES
 from vision.features import CELL_FEATURE_NAMES, HUE_BINS
+from vision.inference import export, from_arrays, to_arrays
 
 MODEL_DIR = Path(__file__).resolve().parent.parent / "models"
-MODEL_FILE = MODEL_DIR / "reader.skops"
+MODEL_FILE = MODEL_DIR / "reader.npz"
 META_FILE = MODEL_DIR / "reader.json"
 
 #: What a player can draw on a cell: the classes of the cell model, in this order.
 CELL_CLASSES: tuple[Terrain, ...] = (Terrain.EMPTY, Terrain.FOREST, Terrain.VILLAGE, Terrain.FARM,
                                      Terrain.WATER, Terrain.MONSTER)
 
-#: The only non-builtin types a model file may contain (skops refuses anything else).
-TRUSTED_TYPES: list[str] = [
-    "sklearn.ensemble._hist_gradient_boosting.predictor.TreePredictor",
-    "sklearn.ensemble._hist_gradient_boosting.gradient_boosting.HistGradientBoostingClassifier",
-    "sklearn.ensemble._hist_gradient_boosting.binning._BinMapper",
-    "sklearn._loss.loss.HalfMultinomialLoss",
-    "sklearn._loss.loss.HalfBinomialLoss",
-    "sklearn._loss.link.MultinomialLogit",
-    "sklearn._loss.link.LogitLink",
-    "sklearn._loss.link.Interval",
-    "sklearn._loss._loss.CyHalfMultinomialLoss",
-    "sklearn._loss._loss.CyHalfBinomialLoss",
-    "sklearn.neural_network._multilayer_perceptron.MLPClassifier",
-    "sklearn.preprocessing._data.StandardScaler",
-    "sklearn.preprocessing._label.LabelBinarizer",
-    "sklearn.preprocessing._label.LabelEncoder",
-    "sklearn.pipeline.Pipeline",
-    "numpy.dtype",
-    "builtins.slice",
-]
+#: The layout of the model file's arrays (:func:`save_model`); a file of another layout asks for retraining.
+FILE_FORMAT = 1
 
 DEFAULT_LOW_CONFIDENCE = 0.9
 #: "Unfamiliar sheet" rule: a cell whose top probability is below UNSURE_BELOW counts as unsure;
@@ -166,17 +150,15 @@ class ReaderModel:
         if self.context is None or len(features) == 0:
             return networks
         trees = self.tree_probabilities(features)
-        with single_thread():
-            inputs = context_inputs(features, networks, self.context_scale, self.nearby_paper, self.sheet_look, trees)
-            if self.first_context:
-                first = np.mean([full_proba(stage, inputs) for stage in self.first_context], axis=0)
-                inputs = second_round_inputs(inputs, mix_context(networks, first), sheet_side(features))
-            return mix_context(networks, full_proba(self.context, inputs))
+        inputs = context_inputs(features, networks, self.context_scale, self.nearby_paper, self.sheet_look, trees)
+        if self.first_context:
+            first = np.mean([full_proba(stage, inputs) for stage in self.first_context], axis=0)
+            inputs = second_round_inputs(inputs, mix_context(networks, first), sheet_side(features))
+        return mix_context(networks, full_proba(self.context, inputs))
 
     def coin_probabilities(self, features: np.ndarray) -> np.ndarray:
         """(14,) probability that each coin is filled."""
-        with single_thread():
-            proba = self.coins.predict_proba(features)
+        proba = self.coins.predict_proba(features)
         classes = list(self.coins.classes_.astype(int))
         return proba[:, classes.index(1)] if 1 in classes else np.zeros(len(features))
 
@@ -388,204 +370,75 @@ def full_proba(model, x: np.ndarray) -> np.ndarray:
 
 
 def mean_proba(models: list, x: np.ndarray) -> np.ndarray:
-    """The mean of :func:`full_proba` over ``models``, on one thread."""
-    with single_thread():
-        return np.mean([full_proba(m, x) for m in models], axis=0)
-
-
-def single_thread():
-    """A context with OpenMP limited to one thread: a hundred-row prediction costs ~1 ms per tree
-    in thread start-up otherwise (50× slower on 2 shared cores).
-
-    threadpoolctl limits only the libraries already loaded, so scikit-learn's OpenMP runtime is
-    loaded first: in a fresh worker process that has not fitted anything yet, the tree models' fit
-    would otherwise run as many threads as cores in each of the two workers (two threads per tree
-    worker on two cores: the trees' fit took over 48 minutes instead of about 20).
-    """
-    from sklearn.ensemble import HistGradientBoostingClassifier  # noqa: F401  (loads the OpenMP runtime it limits)
-    from threadpoolctl import threadpool_limits
-
-    return threadpool_limits(1)
+    """The mean of :func:`full_proba` over ``models``."""
+    return np.mean([full_proba(m, x) for m in models], axis=0)
 
 
 def library_versions() -> dict[str, str]:
-    """Versions of the libraries a model depends on."""
+    """Versions of the libraries training used (reading a model file needs numpy only)."""
     import cv2
     import sklearn
-    import skops
 
     return {"python": platform.python_version(), "numpy": np.__version__, "scikit-learn": sklearn.__version__,
-            "skops": skops.__version__, "opencv": cv2.__version__}
+            "opencv": cv2.__version__}
 
 
-#: Fields of a boosted tree's nodes that prediction never reads (training's gains and sample counts, depths,
-#: the binned threshold early stopping scores with): zeroed before saving so the file compresses better.
-_UNREAD_NODE_FIELDS = ("count", "gain", "depth", "bin_threshold")
-
-
-def clear_unread_tree_fields(boosting) -> None:
-    """Zero, in place, what a fitted HistGradientBoostingClassifier's predictions never read: the
-    fields in ``_UNREAD_NODE_FIELDS``, split nodes' values and leaves' split fields, and (without
-    categorical features) the bin thresholds binning the training data used: predictions read raw
-    features, and those thresholds only for categories. Predictions stay identical; a context stage
-    compresses to 1.13 MB instead of 1.53 MB, and the cell trees lose 1.1 MB more."""
-    mapper = boosting._bin_mapper
-    if not np.any(mapper.is_categorical_):
-        mapper.bin_thresholds_ = []
-    for predictors in boosting._predictors:
-        for predictor in predictors:
-            nodes = predictor.nodes
-            for name in _UNREAD_NODE_FIELDS:
-                if name in nodes.dtype.names:
-                    nodes[name] = 0
-            leaf = nodes["is_leaf"].astype(bool)
-            nodes["value"][~leaf] = 0
-            nodes["num_threshold"][leaf] = 0
-            nodes["feature_idx"][leaf] = 0
-
-
-#: The node fields a boosted tree's predictions read, and the type each is stored in (:func:`pack_trees`).
-_PACKED_NODE_FIELDS: dict[str, type] = {"value": np.float64, "feature_idx": np.uint16, "num_threshold": np.float64,
-                                        "missing_go_to_left": np.uint8, "left": np.uint16, "right": np.uint16,
-                                        "is_leaf": np.uint8}
-
-
-def pack_trees(boosting) -> dict[str, np.ndarray]:
-    """The trees of a fitted HistGradientBoostingClassifier as one array per node field its predictions
-    read (all trees end to end, fields as in ``_PACKED_NODE_FIELDS``) and each tree's node count.
-
-    skops writes every tree's nodes as a file of its own, each a zip entry with its headers and
-    whole records: 2 400 trees of 61 nodes took 4.8 MB, and 1.2 MB packed. Values and
-    thresholds stay float64, so :func:`unpack_trees` gives back the same predictions bit for bit.
-
-    >>> from sklearn.ensemble import HistGradientBoostingClassifier
-    >>> X = np.random.default_rng(0).normal(size=(200, 3)); y = (X[:, 0] + X[:, 1] > 0).astype(int)
-    >>> fitted = HistGradientBoostingClassifier(max_iter=5, random_state=0).fit(X, y)
-    >>> before = fitted.predict_proba(X)
-    >>> packed = pack_trees(fitted)
-    >>> fitted._predictors = []  # what save_model writes
-    >>> unpack_trees(fitted, packed)
-    >>> fitted.n_iter_, bool(np.array_equal(fitted.predict_proba(X), before))
-    (5, True)
-    """
-    nodes = [predictor.nodes for predictors in boosting._predictors for predictor in predictors]
-    every = np.concatenate(nodes)
-    if every["is_categorical"].any():
-        raise ValueError("trees with categorical splits cannot be packed")
-    if max(every["feature_idx"].max(), every["left"].max(), every["right"].max()) > np.iinfo(np.uint16).max:
-        raise ValueError("trees too large to pack (feature or node index over 65 535)")
-    packed = {name: every[name].astype(kind) for name, kind in _PACKED_NODE_FIELDS.items()}
-    packed["node_counts"] = np.array([len(n) for n in nodes], dtype=np.int64)
-    packed["trees_per_iteration"] = np.array([len(boosting._predictors[0])], dtype=np.int64)
-    return packed
-
-
-def unpack_trees(boosting, packed: dict[str, np.ndarray]) -> None:
-    """Give ``boosting`` (a HistGradientBoostingClassifier saved without its trees) back the trees
-    :func:`pack_trees` packed, in place."""
-    from sklearn.ensemble._hist_gradient_boosting.common import PREDICTOR_RECORD_DTYPE
-    from sklearn.ensemble._hist_gradient_boosting.predictor import TreePredictor
-
-    no_bitsets = np.zeros((0, 8), dtype=np.uint32)  # no categorical splits
-    per_iteration = int(packed["trees_per_iteration"][0])
-    trees, start = [], 0
-    for count in packed["node_counts"]:
-        nodes = np.zeros(int(count), dtype=PREDICTOR_RECORD_DTYPE)
-        for name in _PACKED_NODE_FIELDS:
-            nodes[name] = packed[name][start:start + count]
-        trees.append(TreePredictor(nodes, no_bitsets, no_bitsets))
-        start += count
-    boosting._predictors = [trees[i:i + per_iteration] for i in range(0, len(trees), per_iteration)]
-
-
-def _boosted(parts: dict) -> list:
-    """The boosted-tree models among a model file's parts, in the order their packed trees are stored."""
-    return [b for b in (parts["coins"], parts.get("context"), *parts.get("first_context", []), *parts.get("trees", []))
-            if b is not None]
-
-
-def skops_io():
-    """``skops.io``, imported so that a model file is trusted with exactly :data:`TRUSTED_TYPES`.
-
-    skops also trusts every public scikit-learn estimator by default, and lists them when it is
-    imported by importing all of scikit-learn (``sklearn.utils.all_estimators``: about 0.65 s of
-    every command that loads the model, on this machine). Imported with that list empty, a file
-    holding, say, a ``LogisticRegression`` is refused, and the import is that much faster. skops'
-    own short list of scikit-learn internals (losses, links, the bin mapper) stays trusted. When
-    something else in the process imported ``skops.io`` first, its defaults stand.
-    """
-    with _SKOPS_IMPORT:  # two threads loading at once must not save each other's stand-in
-        if "skops.io" not in sys.modules:
-            import sklearn.utils
-
-            every_estimator = sklearn.utils.all_estimators
-            sklearn.utils.all_estimators = lambda *args, **kwargs: []
-            try:
-                import skops.io
-            finally:
-                sklearn.utils.all_estimators = every_estimator
-    return sys.modules["skops.io"]
-
-
-_SKOPS_IMPORT = threading.Lock()
+def _parts(model: ReaderModel) -> dict[str, object]:
+    """The model's fitted parts by their key in the file: ``shape/0``, ``coins``, ``trees/1``, …"""
+    parts: dict[str, object] = {f"shape/{k}": net for k, net in enumerate(model.shape)}
+    parts["coins"] = model.coins
+    if model.context is not None:
+        parts["context"] = model.context
+    parts.update({f"first_context/{k}": stage for k, stage in enumerate(model.first_context)})
+    parts.update({f"trees/{k}": tree for k, tree in enumerate(model.trees)})
+    return parts
 
 
 def save_model(model: ReaderModel, model_file: Path = MODEL_FILE, meta_file: Path = META_FILE) -> None:
-    """Write the model (skops) and its metadata (JSON); refuse types outside TRUSTED_TYPES. Boosted
-    trees are written packed (:func:`pack_trees`)."""
-    sio = skops_io()
-
-    for net in model.shape:  # the optimiser's state is only for further training, and not a trusted type
-        net[-1]._optimizer = None
-        net[-1]._best_coefs = net[-1]._best_intercepts = None  # a second copy of the weights, for training only
-    parts = {"shape": model.shape, "coins": model.coins}
-    if model.context is not None:
-        parts.update(context=model.context, context_scale=[float(v) for v in model.context_scale])
-    if model.first_context:
-        parts.update(first_context=list(model.first_context))
-    if model.trees:
-        parts.update(trees=list(model.trees))
-    boostings = _boosted(parts)
-    for boosting in boostings:
-        clear_unread_tree_fields(boosting)
-    parts["packed_trees"] = [pack_trees(b) for b in boostings]
-    kept = [b._predictors for b in boostings]
-    try:
-        for boosting in boostings:
-            boosting._predictors = []
-        data = sio.dumps(parts, compression=zipfile.ZIP_DEFLATED, compresslevel=9)
-    finally:
-        for boosting, predictors in zip(boostings, kept):
-            boosting._predictors = predictors
-    untrusted = set(sio.get_untrusted_types(data=data)) - set(TRUSTED_TYPES)
-    if untrusted:
-        raise RuntimeError(f"model contains types not in TRUSTED_TYPES: {sorted(untrusted)}")
+    """Write the model as one compressed npz of plain arrays (:mod:`vision.inference`; fitted
+    scikit-learn estimators are exported and checked first) and its metadata as JSON."""
+    arrays: dict[str, np.ndarray] = {"format": np.array(FILE_FORMAT),
+                                     "cell_feature_names": np.array(CELL_FEATURE_NAMES),
+                                     "coin_feature_names": np.array(COIN_FEATURE_NAMES)}
+    for key, part in _parts(model).items():
+        arrays.update(to_arrays(export(part), f"{key}/"))
+    if model.context_scale is not None:
+        arrays["context_scale"] = np.asarray(model.context_scale, np.float64)
     model_file.parent.mkdir(parents=True, exist_ok=True)
-    model_file.write_bytes(data)
+    with open(model_file, "wb") as out:
+        np.savez_compressed(out, **arrays)
     meta = dict(model.meta)
     meta["versions"] = library_versions()
-    meta["file_bytes"] = len(data)
+    meta["file_format"] = FILE_FORMAT
+    meta["file_bytes"] = model_file.stat().st_size
     meta_file.write_text(json.dumps(meta, indent=1) + "\n")
 
 
 def load_model(model_file: Path = MODEL_FILE, meta_file: Path = META_FILE) -> ReaderModel:
-    """Load a model written by :func:`save_model`, trusting only TRUSTED_TYPES."""
-    sio = skops_io()
-
+    """Load a model written by :func:`save_model`. The file holds arrays only (no pickled objects),
+    and must describe cells and coins by the features this reader measures."""
     if not model_file.exists():
         raise ModelMissingError(f"no reader model at {model_file}: run 'cartographers train'")
-    obj = sio.load(model_file, trusted=TRUSTED_TYPES)
+    try:
+        with np.load(model_file, allow_pickle=False) as npz:
+            arrays = {key: npz[key] for key in npz.files}
+    except (ValueError, OSError, zipfile.BadZipFile) as e:
+        raise ModelMissingError(f"{model_file} is not a reader model file ({e}): run 'cartographers train'") from None
+    if "format" not in arrays or int(arrays["format"]) != FILE_FORMAT:
+        raise ModelMissingError(f"{model_file} is a model from another version of the reader: run 'cartographers train'")
+    for key, names in (("cell_feature_names", CELL_FEATURE_NAMES), ("coin_feature_names", COIN_FEATURE_NAMES)):
+        if arrays[key].tolist() != list(names):
+            raise ModelMissingError(f"{model_file} was trained on other {key.split('_')[0]} features than this reader "
+                                    "measures: run 'cartographers train'")
     meta = json.loads(meta_file.read_text()) if meta_file.exists() else {}
-    if "shape" not in obj:
-        raise ModelMissingError(f"{model_file} is a model from an older reader: run 'cartographers train'")
-    scale = obj.get("context_scale")
-    config = meta.get("config", {})  # which context inputs the file's stage reads (older files: fewer)
-    if "packed_trees" in obj:  # older files hold their trees unpacked
-        for boosting, packed in zip(_boosted(obj), obj["packed_trees"], strict=True):
-            unpack_trees(boosting, packed)
-    return ReaderModel(shape=list(obj["shape"]), coins=obj["coins"], meta=meta, context=obj.get("context"),
-                       context_scale=None if scale is None else np.asarray(scale, np.float64),
-                       first_context=list(obj.get("first_context", [])), trees=list(obj.get("trees", [])),
+    count = lambda group: len({key.split("/")[1] for key in arrays if key.startswith(f"{group}/")})
+    part = lambda key: from_arrays(arrays, f"{key}/")
+    config = meta.get("config", {})  # which context inputs the file's stage reads
+    return ReaderModel(shape=[part(f"shape/{k}") for k in range(count("shape"))], coins=part("coins"), meta=meta,
+                       context=part("context") if "context/kind" in arrays else None,
+                       context_scale=arrays.get("context_scale"),
+                       first_context=[part(f"first_context/{k}") for k in range(count("first_context"))],
+                       trees=[part(f"trees/{k}") for k in range(count("trees"))],
                        nearby_paper=bool(config.get("nearby_paper", False)),
                        sheet_look=bool(config.get("sheet_look", False)))
 

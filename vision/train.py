@@ -36,10 +36,11 @@ import numpy as np
 
 from scoring.sheet import Sheet
 from vision.classify import (CELL_CLASSES, ReaderModel, context_inputs, context_scale, full_proba, mix_context,
-                             save_model, second_round_inputs, sheet_side, single_thread)
+                             save_model, second_round_inputs, sheet_side)
 from vision.coins import coin_training_features
 from vision.features import CELL_FEATURE_NAMES, cell_features, paper_ring
 from vision.grid import PX, GridFit, cell_side_px, homography_from_intersections, sample_cells
+from vision.inference import export
 from vision.layout import GEOMETRY, GRID
 from vision.load import PhotoError, load_photo
 from vision.reader import locate
@@ -243,6 +244,21 @@ def _samples(photo_seed: int, status: str, copies: list, loaded, coin_fit: GridF
             "Xc": coin_feats, "yc": coin_labels, "Xc_relit": relit}
 
 
+def single_thread():
+    """A context with OpenMP limited to one thread: OpenMP barriers crawl on a shared, oversubscribed
+    2-core machine, and a hundred-row prediction costs ~1 ms per tree in thread start-up otherwise.
+
+    threadpoolctl limits only the libraries already loaded, so scikit-learn's OpenMP runtime is
+    loaded first: in a fresh worker process that has not fitted anything yet, the tree models' fit
+    would otherwise run as many threads as cores in each of the two workers (two threads per tree
+    worker on two cores: the trees' fit took over 48 minutes instead of about 20).
+    """
+    from sklearn.ensemble import HistGradientBoostingClassifier  # noqa: F401  (loads the OpenMP runtime it limits)
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(1)
+
+
 def _fit(X: np.ndarray, y: np.ndarray, cfg: TrainConfig, max_leaf_nodes: int | None = None, max_iter: int | None = None,
          learning_rate: float | None = None, early_stopping: bool = True):
     """A HistGradientBoostingClassifier with the configured size (the coin model, the sheet-context stage,
@@ -414,8 +430,10 @@ def train(cfg: TrainConfig, log=print) -> ReaderModel:
         context, scale, first_context = fit_context(fit_set, shape, cfg, log, trees)
         coins = _fit(np.concatenate([x for r in fit_set for x in (r["Xc"], r["Xc_relit"])]),
                      np.concatenate([r["yc"] for r in fit_set for _ in range(2)]), cfg)
-    model = ReaderModel(shape=shape, coins=coins, context=context, context_scale=scale, first_context=first_context,
-                        nearby_paper=cfg.nearby_paper, sheet_look=cfg.sheet_look, trees=trees)
+    # Validated as shipped: the numpy export the reader runs (vision.inference), checked against each estimator.
+    model = ReaderModel(shape=[export(n) for n in shape], coins=export(coins),
+                        context=None if context is None else export(context), context_scale=scale, first_context=[export(c) for c in first_context],
+                        nearby_paper=cfg.nearby_paper, sheet_look=cfg.sheet_look, trees=[export(t) for t in trees])
     validation, threshold = validate(model, val)
     model.meta = {
         "config": asdict(cfg),
@@ -425,7 +443,7 @@ def train(cfg: TrainConfig, log=print) -> ReaderModel:
         "training": {"photos_generated": len(results), "photos_fitted": len(fit_set), "validation_photos": n_val,
                      "grid_status": status, "cells": int(n_cells),
                      "seconds": round(time.time() - start, 1),
-                     "shape_epochs": [int(n[-1].n_iter_) for n in shape],
+                     "shape_epochs": [int(n[-1].n_iter_) for n in shape],  # the fitted pipelines
                      "coin_iterations": int(coins.n_iter_),
                      "context_iterations": int(context.n_iter_) if context is not None else 0,
                      "first_context_iterations": [int(c.n_iter_) for c in first_context],
@@ -456,7 +474,7 @@ def validate(model: ReaderModel, val: list[dict]) -> tuple[dict, float]:
 
 
 def train_and_save(cfg: TrainConfig, log=print) -> ReaderModel:
-    """Train and write models/reader.skops + models/reader.json."""
+    """Train and write models/reader.npz + models/reader.json."""
     model = train(cfg, log)
     save_model(model)
     return model

@@ -13,7 +13,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     d = TrainConfig()
     p = sub.add_parser("train", help="train the photo reader's classifiers from scratch (synthetic photos)",
                        description="Generate synthetic photos (training seeds only), read them, fit the cell "
-                                   "and coin classifiers, and write models/reader.skops + models/reader.json.")
+                                   "and coin classifiers, and write models/reader.npz + models/reader.json.")
     p.add_argument("--seed", type=int, default=d.seed, help="training seed (photo seeds derive from it)")
     p.add_argument("--photos", type=int, default=d.photos, help=f"photos to generate (default {d.photos})")
     p.add_argument("--holdout-style-family", default=d.holdout_style_family,

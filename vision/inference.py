@@ -1,0 +1,255 @@
+"""The reader's fitted models as plain arrays, predicted with numpy alone.
+
+Training fits scikit-learn estimators; reading a photo needs only their arithmetic. Each fitted
+estimator is exported once (:func:`export`) to a small frozen dataclass holding arrays —
+:class:`Network` for a ``StandardScaler`` + ``MLPClassifier`` pipeline, :class:`BoostedTrees` for a
+``HistGradientBoostingClassifier`` — whose ``predict_proba`` gives the estimator's probabilities.
+The export checks that on probe rows before it returns, so a scikit-learn release that stores its
+trees differently fails at training time, never in a player's reading.
+
+Why: importing scikit-learn costs about 2 s of every command that reads a photo on a 2-core
+machine, and a file of arrays (``numpy.savez``, read with ``allow_pickle=False``) can hold nothing
+but numbers and text: loading it never runs code, and it does not depend on the library that
+fitted it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+#: Largest difference between an export's probabilities and the estimator's that :func:`export` accepts
+#: (the networks' weights are kept in half precision by training; the export computes as scikit-learn does).
+EXPORT_TOLERANCE = 1e-5
+
+
+def softmax(raw: np.ndarray) -> np.ndarray:
+    """Row-wise softmax.
+
+    >>> softmax(np.array([[0.0, 0.0], [0.0, np.log(3.0)]])).round(3).tolist()
+    [[0.5, 0.5], [0.25, 0.75]]
+    """
+    z = np.exp(raw - raw.max(axis=1, keepdims=True))
+    return z / z.sum(axis=1, keepdims=True)
+
+
+def _binary_proba(raw: np.ndarray) -> np.ndarray:
+    """(N, 2) probabilities of classes 0 and 1 from the logit of class 1."""
+    p = 1.0 / (1.0 + np.exp(-raw))
+    return np.column_stack([1.0 - p, p])
+
+
+@dataclass(frozen=True)
+class Network:
+    """A standardised multi-layer perceptron with ReLU hidden layers and a softmax output.
+
+    >>> net = Network(mean=np.zeros(2), scale=np.ones(2), weights=(np.eye(2),), biases=(np.zeros(2),),
+    ...               classes=np.array([0, 1]))
+    >>> net.predict_proba(np.array([[0.0, np.log(3.0)]])).round(3).tolist()
+    [[0.25, 0.75]]
+    """
+
+    mean: np.ndarray  # (F,) the scaler's mean
+    scale: np.ndarray  # (F,) the scaler's scale
+    weights: tuple[np.ndarray, ...]  # one (in, out) matrix per layer
+    biases: tuple[np.ndarray, ...]  # one (out,) vector per layer
+    classes: np.ndarray  # the label of each output column
+
+    @property
+    def n_features_in_(self) -> int:
+        return len(self.mean)
+
+    @property
+    def classes_(self) -> np.ndarray:  # scikit-learn's name, so code reads either kind alike
+        return self.classes
+
+    def predict_proba(self, x: np.ndarray) -> np.ndarray:
+        """(N, len(classes)) class probabilities of the rows of ``x``."""
+        h = np.array(x, dtype=np.float32)  # in single precision throughout, as the networks were fitted
+        h -= self.mean.astype(np.float32)
+        h /= self.scale.astype(np.float32)
+        for k, (w, b) in enumerate(zip(self.weights, self.biases)):
+            h = h @ w + b
+            if k < len(self.weights) - 1:
+                np.maximum(h, 0, out=h)
+        if len(self.classes) == 2 and h.shape[1] == 1:
+            return _binary_proba(h[:, 0])
+        return softmax(h)
+
+
+@dataclass(frozen=True)
+class BoostedTrees:
+    """Gradient-boosted regression trees over raw features: each class's score is ``baseline`` plus
+    one tree's leaf value per iteration; probabilities are the softmax of the scores (the logistic
+    of the one score for two classes). All trees' nodes lie end to end in the node arrays;
+    ``left``/``right`` index nodes within their own tree, whose first node is ``starts[t]``.
+    A missing feature value (NaN) goes to the side the tree learnt for it.
+
+    One tree per iteration and class, iteration-major, as a two-class stump shows:
+
+    >>> stump = BoostedTrees(baseline=np.array([0.0]), classes=np.array([0, 1]), n_iter_=1,
+    ...     feature=np.array([0, 0, 0]), threshold=np.array([0.5, 0, 0]), missing_left=np.array([1, 0, 0]),
+    ...     left=np.array([1, 0, 0]), right=np.array([2, 0, 0]), is_leaf=np.array([0, 1, 1]),
+    ...     value=np.array([0.0, -2.0, 2.0]), starts=np.array([0]), n_features_in_=1)
+    >>> stump.predict_proba(np.array([[0.0], [1.0], [np.nan]]))[:, 1].round(3).tolist()
+    [0.119, 0.881, 0.119]
+    """
+
+    baseline: np.ndarray  # (K,) the score before any tree (K = 1 for two classes)
+    classes: np.ndarray
+    n_iter_: int
+    feature: np.ndarray  # per node: the feature it splits on
+    threshold: np.ndarray  # per node: go left when the feature is <= this
+    missing_left: np.ndarray  # per node: where NaN goes
+    left: np.ndarray
+    right: np.ndarray
+    is_leaf: np.ndarray
+    value: np.ndarray  # per leaf: its contribution to the score
+    starts: np.ndarray  # (T,) first node of each tree
+    n_features_in_: int
+
+    @property
+    def classes_(self) -> np.ndarray:
+        return self.classes
+
+    def leaves(self, x: np.ndarray) -> np.ndarray:
+        """(N, T) the leaf each row reaches in each tree (global node indices). All rows walk all
+        trees together, one level per step, and only the walks not yet at a leaf are moved."""
+        x = np.asarray(x, np.float64)
+        rows = np.repeat(np.arange(len(x)), len(self.starts))
+        node = np.tile(self.starts, len(x))
+        starts = np.tile(self.starts, len(x))
+        active = np.flatnonzero(~self.is_leaf[node].astype(bool))
+        while len(active):
+            at = node[active]
+            v = x[rows[active], self.feature[at]]
+            go_left = np.where(np.isnan(v), self.missing_left[at].astype(bool), v <= self.threshold[at])
+            node[active] = starts[active] + np.where(go_left, self.left[at], self.right[at])
+            active = active[~self.is_leaf[node[active]].astype(bool)]
+        return node.reshape(len(x), len(self.starts))
+
+    def decision_function(self, x: np.ndarray) -> np.ndarray:
+        """(N, K) raw scores: the baseline plus the leaves' values, summed over iterations."""
+        values = self.value[self.leaves(x)]  # (N, T), T = iterations × K
+        k = len(self.baseline)
+        return self.baseline + values.reshape(len(values), self.n_iter_, k).sum(axis=1)
+
+    def predict_proba(self, x: np.ndarray) -> np.ndarray:
+        """(N, len(classes)) class probabilities of the rows of ``x``."""
+        raw = self.decision_function(x)
+        return _binary_proba(raw[:, 0]) if len(self.baseline) == 1 else softmax(raw)
+
+
+def _network_from_sklearn(pipeline) -> Network:
+    """A :class:`Network` from a fitted ``make_pipeline(StandardScaler(), MLPClassifier(...))``."""
+    scaler, mlp = pipeline[0], pipeline[-1]
+    if mlp.activation != "relu" or mlp.out_activation_ not in ("softmax", "logistic"):
+        raise ValueError(f"cannot export an MLP with {mlp.activation} / {mlp.out_activation_} activations")
+    return Network(mean=np.asarray(scaler.mean_, np.float64), scale=np.asarray(scaler.scale_, np.float64),
+                   weights=tuple(np.asarray(w, np.float32) for w in mlp.coefs_),
+                   biases=tuple(np.asarray(b, np.float32) for b in mlp.intercepts_),
+                   classes=np.asarray(mlp.classes_))
+
+
+def _trees_from_sklearn(boosting) -> BoostedTrees:
+    """A :class:`BoostedTrees` from a fitted ``HistGradientBoostingClassifier`` (numerical splits only).
+
+    scikit-learn has no public view of these trees, so this reads its predictors' node records;
+    :func:`export` then checks the result against ``predict_proba``."""
+    trees = [predictor.nodes for iteration in boosting._predictors for predictor in iteration]
+    nodes = np.concatenate(trees)
+    if nodes["is_categorical"].any():
+        raise ValueError("cannot export trees with categorical splits")
+    starts = np.cumsum([0] + [len(t) for t in trees[:-1]]).astype(np.int64)
+    k = len(boosting._predictors[0])
+    unbiased = BoostedTrees(baseline=np.zeros(k), classes=np.asarray(boosting.classes_), n_iter_=int(boosting.n_iter_),
+                            feature=nodes["feature_idx"].astype(np.int32), threshold=nodes["num_threshold"].astype(np.float64),
+                            missing_left=nodes["missing_go_to_left"].astype(np.uint8),
+                            left=nodes["left"].astype(np.int32), right=nodes["right"].astype(np.int32),
+                            is_leaf=nodes["is_leaf"].astype(np.uint8),
+                            value=np.where(nodes["is_leaf"].astype(bool), nodes["value"], 0.0).astype(np.float64),
+                            starts=starts, n_features_in_=int(boosting.n_features_in_))
+    # The baseline from the public decision function: it is the same for every row.
+    probe = np.zeros((1, boosting.n_features_in_))
+    baseline = np.atleast_2d(boosting.decision_function(probe)).reshape(1, -1)[0] - unbiased.decision_function(probe)[0]
+    return BoostedTrees(**{**unbiased.__dict__, "baseline": baseline})
+
+
+def export(estimator, probe: np.ndarray | None = None) -> Network | BoostedTrees:
+    """The numpy form of a fitted scikit-learn estimator, checked on ``probe`` rows (or on random
+    rows where none are given): its probabilities must match the estimator's within EXPORT_TOLERANCE.
+    An estimator already exported is returned as it is.
+
+    >>> from sklearn.ensemble import HistGradientBoostingClassifier
+    >>> X = np.random.default_rng(0).normal(size=(300, 4)); y = (X[:, 0] > X[:, 1]).astype(int) + (X[:, 2] > 1)
+    >>> fitted = HistGradientBoostingClassifier(max_iter=20, random_state=0).fit(X, y)
+    >>> trees = export(fitted, X)
+    >>> float(abs(trees.predict_proba(X) - fitted.predict_proba(X)).max()) < 1e-12
+    True
+    """
+    if isinstance(estimator, (Network, BoostedTrees)):
+        return estimator
+    exported = _trees_from_sklearn(estimator) if hasattr(estimator, "_predictors") else _network_from_sklearn(estimator)
+    if probe is None:
+        # single precision, as the reader's features are (networks then compute as they were fitted)
+        probe = (np.random.default_rng(0).normal(size=(64, exported.n_features_in_)) * 3).astype(np.float32)
+    probe = np.asarray(probe)
+    gap = float(np.abs(exported.predict_proba(probe) - estimator.predict_proba(probe)).max(initial=0.0))
+    if gap > EXPORT_TOLERANCE:
+        raise ValueError(f"exported {type(estimator).__name__} differs from it by {gap:.2g}: "
+                         "this scikit-learn release stores its models differently; update vision/inference.py")
+    return exported
+
+
+# Saving: every array of a model under a path-like key ("shape/0/weights/1"), so the file is one flat npz.
+
+def to_arrays(model: Network | BoostedTrees, prefix: str) -> dict[str, np.ndarray]:
+    """The arrays of one exported model under keys starting ``prefix``.
+
+    >>> net = Network(np.zeros(2), np.ones(2), (np.eye(2, dtype=np.float32),), (np.zeros(2, np.float32),), np.array([0, 1]))
+    >>> sorted(to_arrays(net, "n/"))
+    ['n/biases/0', 'n/classes', 'n/kind', 'n/mean', 'n/scale', 'n/weights/0']
+    >>> back = from_arrays(to_arrays(net, "n/"), "n/")
+    >>> bool(np.array_equal(back.predict_proba(np.eye(2)), net.predict_proba(np.eye(2))))
+    True
+    """
+    if isinstance(model, Network):
+        out = {f"{prefix}kind": np.array("network"), f"{prefix}mean": model.mean, f"{prefix}scale": model.scale,
+               f"{prefix}classes": model.classes}
+        # Training keeps the networks' weights in half precision; the file keeps them so (half the size).
+        out.update({f"{prefix}weights/{k}": _compact(w) for k, w in enumerate(model.weights)})
+        out.update({f"{prefix}biases/{k}": _compact(b) for k, b in enumerate(model.biases)})
+        return out
+    fields = {name: getattr(model, name) for name in ("baseline", "classes", "feature", "threshold", "missing_left",
+                                                     "left", "right", "is_leaf", "value", "starts")}
+    # Node indices fit 16 bits (trees of a few dozen nodes, features in the hundreds): a third of the size.
+    for name in ("feature", "left", "right"):
+        fields[name] = fields[name].astype(np.uint16)
+    return {f"{prefix}kind": np.array("trees"), f"{prefix}n_iter": np.array(model.n_iter_),
+            f"{prefix}n_features": np.array(model.n_features_in_),
+            **{f"{prefix}{name}": value for name, value in fields.items()}}
+
+
+def _compact(values: np.ndarray) -> np.ndarray:
+    """``values`` in half precision when that loses nothing, else as they are."""
+    half = values.astype(np.float16)
+    return half if np.array_equal(half, values) else values
+
+
+def from_arrays(arrays, prefix: str) -> Network | BoostedTrees:
+    """The model :func:`to_arrays` stored under ``prefix``."""
+    kind = str(arrays[f"{prefix}kind"])
+    if kind == "network":
+        layers = sum(1 for key in arrays if key.startswith(f"{prefix}weights/"))
+        return Network(mean=arrays[f"{prefix}mean"], scale=arrays[f"{prefix}scale"], classes=arrays[f"{prefix}classes"],
+                       weights=tuple(arrays[f"{prefix}weights/{k}"].astype(np.float32) for k in range(layers)),
+                       biases=tuple(arrays[f"{prefix}biases/{k}"].astype(np.float32) for k in range(layers)))
+    if kind == "trees":
+        get = lambda name, dtype=None: arrays[f"{prefix}{name}"] if dtype is None else arrays[f"{prefix}{name}"].astype(dtype)
+        return BoostedTrees(baseline=get("baseline"), classes=get("classes"), n_iter_=int(get("n_iter")),
+                            feature=get("feature", np.int32), threshold=get("threshold"),
+                            missing_left=get("missing_left"), left=get("left", np.int32),
+                            right=get("right", np.int32), is_leaf=get("is_leaf"), value=get("value"),
+                            starts=get("starts"), n_features_in_=int(get("n_features")))
+    raise ValueError(f"unknown model kind {kind!r} under {prefix!r}")
