@@ -4,7 +4,9 @@ How it works, in the order things happen:
 
 1. :func:`list_inputs` names every file of the folder or zip (hidden files and our own results
    files left out). Photos are read by ``vision.read_photo``; ``.json`` / ``.txt`` files are
-   corrected sheets (``interfaces.md`` sheet JSON or the compact text form) and skip the reader.
+   corrected sheets (``docs/formats.md`` sheet JSON or the compact text form) and skip the reader.
+   Any other file (a note, a truth file without ``cells``) is skipped and listed, not failed
+   (:func:`skip_reason`).
 2. Every finished sheet is appended at once to a **journal** beside the results file
    (``results.csv.journal.jsonl``), one JSON line per sheet, flushed and fsynced. A rerun after a
    crash or ``kill -9`` reads the journal and skips every sheet already there whose bytes have not
@@ -46,6 +48,8 @@ JOURNAL_SUFFIX = ".journal.jsonl"
 JOURNAL_KIND = "cartographers-batch"
 JOURNAL_VERSION = 1
 SHEET_SUFFIXES = {".json", ".txt"}  # corrected sheets: no photo reading
+#: Photo files the reader takes (by name); any other file that is not a sheet is skipped, not failed.
+PHOTO_SUFFIXES = {".jpg", ".jpeg", ".png", ".heic", ".heif", ".webp", ".bmp", ".tif", ".tiff"}
 MAX_FILE_BYTES = 60_000_000  # one photo; a zip member bigger than this is listed as an error
 #: Per-worker thread caps, so N worker processes use N cores rather than N × all cores.
 SINGLE_THREAD_ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
@@ -142,7 +146,7 @@ def _worker_setup() -> None:
 
 def read_sheet_file(name: str, data: bytes, side: str | None) -> tuple[Sheet, list[str], list[str]]:
     """The sheet in a file, its low-confidence cells and the reader's warnings."""
-    if Path(name).suffix.lower() in SHEET_SUFFIXES:
+    if Path(name).suffix.lower() in SHEET_SUFFIXES or data.lstrip()[:1] == b"{" or data.lstrip()[:4].lower() == b"side":
         text = data.decode("utf-8", errors="replace")
         sheet = Sheet.from_json(json.loads(text)) if text.lstrip().startswith("{") else Sheet.from_text(text)
         return sheet, [], list(sheet.warnings)
@@ -258,20 +262,22 @@ class Journal:
 class BatchSummary:
     """What a run did: counts, time and throughput of the sheets scored in this run."""
 
-    total: int
+    total: int  # sheets: photos and sheet files (skipped files not counted)
     resumed: int  # found finished in the journal
     scored: int  # scored in this run
     failed: int  # rows with status = error (this run and resumed)
     seconds: float
     out: str
     rows: list[dict] = field(default_factory=list, repr=False)
+    skipped_files: list[dict] = field(default_factory=list)  # file and reason: not a photo or a sheet
 
     @property
     def sheets_per_second(self) -> float:
         return self.scored / self.seconds if self.seconds > 0 else 0.0
 
     def to_json(self) -> dict:
-        d = {k: v for k, v in asdict(self).items() if k != "rows"}
+        d = {k: v for k, v in asdict(self).items() if k not in ("rows", "skipped_files")}
+        d["skipped"] = len(self.skipped_files)
         d["sheets_per_second"] = round(self.sheets_per_second, 3)
         return d
 
@@ -343,14 +349,45 @@ def _run_pool(executor: cf.Executor, todo: list[tuple[InputFile, str]], options:
             yield digest, row
 
 
-def load_todo(items: list[InputFile], done: dict[str, dict]) -> tuple[list[tuple[InputFile, str]], list[dict]]:
-    """Split inputs into sheets still to score (with their digest) and finished rows to keep."""
+def skip_reason(name: str, data: bytes) -> str | None:
+    """Why a file of the batch is not a sheet to score (a note, a truth file, a spreadsheet), or None.
+    A file that looks meant as a sheet but is broken is scored, and fails with its reason.
+
+    >>> skip_reason("notes.md", b"# table 3"), skip_reason("a.jpg", b"...")
+    ('not a photo or a sheet file', None)
+    >>> skip_reason("a.truth.json", b'{"sheet": {}}'), skip_reason("torn.json", b'{"side": "A", "cel')
+    ('JSON without "cells": not a sheet', None)
+    """
+    suffix = Path(name).suffix.lower()
+    if suffix in PHOTO_SUFFIXES or data[:4] in (b"\xff\xd8\xff\xe0", b"\xff\xd8\xff\xe1", b"\x89PNG"):
+        return None
+    text = data[:200_000].decode("utf-8", errors="replace").lstrip()
+    if text.lower().startswith("side"):
+        return None  # the text form
+    if not text.startswith("{"):
+        return "not a photo or a sheet file" if suffix != ".txt" else "text that is not a sheet (a sheet's text starts 'side')"
+    try:
+        parsed = json.loads(text)
+    except json.JSONDecodeError:
+        return None  # meant as a sheet, broken: fails with the parser's reason
+    return None if isinstance(parsed, dict) and "cells" in parsed else 'JSON without "cells": not a sheet'
+
+
+def load_todo(items: list[InputFile], done: dict[str, dict],
+              skipped: list[dict] | None = None) -> tuple[list[tuple[InputFile, str]], list[dict]]:
+    """Split inputs into sheets still to score (with their digest) and finished rows to keep; files
+    that are not sheets go to ``skipped`` (file and reason)."""
     todo, kept = [], []
     for item in items:
         try:
             data = item.read()
         except (OSError, BatchError, zipfile.BadZipFile) as e:
             kept.append({"file": item.name, "status": "error", "error_code": "unreadable-file", "error": str(e)})
+            continue
+        reason = skip_reason(item.name, data)
+        if reason:
+            if skipped is not None:
+                skipped.append({"file": item.name, "reason": reason})
             continue
         digest = file_digest(data)
         entry = done.get(item.name)
@@ -382,10 +419,12 @@ def run_batch(source: str | Path, out: str | Path, options: BatchOptions, *, wor
     started = time.perf_counter()
     rows: list[dict] = []
     todo: list[tuple[InputFile, str]] = []
+    skipped: list[dict] = []
     if items:
-        todo, rows = load_todo(items, done)
+        todo, rows = load_todo(items, done, skipped)
     resumed = len(rows)
-    bar = _progress_bar(len(items), resumed, progress)
+    sheets = len(items) - len(skipped)
+    bar = _progress_bar(sheets, resumed, progress)
     journal = Journal(jpath, options)
     try:
         if todo:
@@ -396,16 +435,16 @@ def run_batch(source: str | Path, out: str | Path, options: BatchOptions, *, wor
                     rows.append(row)
                     bar.update(1)
                     if on_row:
-                        on_row(row, len(rows), len(items))
+                        on_row(row, len(rows), sheets)
             finally:
                 close()
     finally:
         journal.close()
         bar.close()
     rows = rank_rows(rows)
-    write_results(out, rows, options, fmt)
+    write_results(out, rows, options, fmt, skipped)
     failed = sum(1 for r in rows if r["status"] != "ok")
-    return BatchSummary(len(items), resumed, len(todo), failed, time.perf_counter() - started, str(out), rows)
+    return BatchSummary(sheets, resumed, len(todo), failed, time.perf_counter() - started, str(out), rows, skipped)
 
 
 def _progress_bar(total: int, initial: int, enabled: bool):
@@ -448,12 +487,14 @@ def ranking(rows: list[dict]) -> list[dict]:
             for r in sorted(ok, key=lambda r: (r["place"], r["file"]))]
 
 
-def results_json(rows: list[dict], options: BatchOptions) -> dict:
-    """The JSON results: every sheet, the ranking and the sheets that could not be scored."""
+def results_json(rows: list[dict], options: BatchOptions, skipped: list[dict] | None = None) -> dict:
+    """The JSON results: every sheet, the ranking, the sheets that could not be scored and the
+    files that were not sheets."""
     clean = [{k: v for k, v in r.items() if k != "seconds"} for r in rows]
     return {"options": options.to_json(), "sheets": clean, "ranking": ranking(rows),
             "failed": [{"file": r["file"], "error_code": r["error_code"], "error": r["error"]}
-                       for r in rows if r["status"] != "ok"]}
+                       for r in rows if r["status"] != "ok"],
+            "skipped": list(skipped or [])}
 
 
 CSV_COLUMNS = ["file", "status", "place", "total", "side", "coins", "edict_A", "edict_B", "edict_C", "edict_D",
@@ -489,9 +530,10 @@ def results_csv(rows: list[dict]) -> str:
     return buf.getvalue()
 
 
-def write_results(out: Path, rows: list[dict], options: BatchOptions, fmt: str) -> None:
+def write_results(out: Path, rows: list[dict], options: BatchOptions, fmt: str,
+                  skipped: list[dict] | None = None) -> None:
     """Write the results file atomically (a temporary file renamed over it)."""
-    text = results_csv(rows) if fmt == "csv" else json.dumps(results_json(rows, options), indent=1) + "\n"
+    text = results_csv(rows) if fmt == "csv" else json.dumps(results_json(rows, options, skipped), indent=1) + "\n"
     tmp = out.with_name(out.name + ".tmp")
     tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, out)

@@ -152,7 +152,7 @@ def read_upload_photo(data: bytes, side: str) -> tuple[Sheet, dict]:
                                        "season-conflict", "sheet-rejected"))
 async def upload(game_id: str, player: str, season: str, request: Request,
                  photo: UploadFile | None = File(None, description="a photo of the sheet"),
-                 sheet: str | None = Form(None, description="or the corrected sheet JSON (interfaces.md)"),
+                 sheet: str | None = Form(None, description="or the corrected sheet JSON (docs/formats.md)"),
                  replace: bool = Form(False, description="replace this season's sheet (no later season in yet)")):
     """Read (photo) or parse (sheet), score for the season, check against the previous season and
     the revealed cards, then store. A rejection (422 ``sheet-rejected``) names the cells at fault."""

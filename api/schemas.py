@@ -2,7 +2,7 @@
 
 Structure is checked here; meaning (terrain names, the side's printed layout, card slugs) is
 checked by ``scoring`` so the messages name the cell or card at fault. Response models allow
-extra fields: ``interfaces.md`` lets the JSON grow, and a client must ignore what it does not know.
+extra fields: ``docs/formats.md`` lets the JSON grow, and a client must ignore what it does not know.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ class Open(BaseModel):
 EXAMPLE_SHEET = Sheet.blank("A").with_cells({(0, 0): Terrain.FOREST}, coins=2).to_json()
 
 class SheetJson(BaseModel):
-    """One filled-in map sheet (interfaces.md): 11 rows of 11 terrain names, and the filled coins."""
+    """One filled-in map sheet (docs/formats.md): 11 rows of 11 terrain names, and the filled coins."""
 
     model_config = ConfigDict(extra="allow", json_schema_extra={"example": EXAMPLE_SHEET})
 
@@ -54,7 +54,7 @@ class ScoreMapRequest(BaseModel):
 
 class ValidateRequest(BaseModel):
     sheet: SheetJson
-    log: Any = Field(None, description="the game's card log (docs/validate.md), if kept")
+    log: Any = Field(None, description="the game's card log (docs/game-engine.md), if kept")
     previous: SheetJson | None = Field(None, description="the same player's sheet at the end of the previous season")
 
 
@@ -96,7 +96,7 @@ class SeasonScore(Open):
 
 
 class ScoreReport(Open):
-    """The score JSON of interfaces.md, with each card's evidence cells."""
+    """The score JSON of docs/formats.md, with each card's evidence cells."""
 
     side: str
     coins: int

@@ -26,7 +26,7 @@ from api import schemas
 from api.errors import ApiError, error_response, error_responses, install_handlers
 from api.settings import Settings, settings_from_env
 from api.uploads import image_kind, image_size
-from scoring.cards import BACKS, CARDS, CardError
+from scoring.cards import BACKS, CARDS, CardError, card_slug
 from scoring.report import parse_cards, score_report
 from scoring.seasons import SEASON_BY_NAME, SEASONS, check_setup
 from scoring.sheet import Sheet, SheetError
@@ -84,8 +84,9 @@ def parse_card_list(cards: list[str] | str) -> list[str] | str:
     try:
         if isinstance(cards, str):
             return parse_cards(cards)
-        check_setup(cards)
-        return list(cards)
+        slugs = [card_slug(c) for c in cards]  # slugs or printed names
+        check_setup(slugs)
+        return slugs
     except CardError as e:
         raise ApiError("bad-cards", str(e), "cards") from None
 

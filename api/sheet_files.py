@@ -10,6 +10,29 @@ from scoring.sheet import Sheet, SheetError
 MAX_SHEET_BYTES = 1_000_000  # a sheet is ~2 kB; anything this big is not a sheet
 
 
+#: File signatures worth naming when one is given where a sheet file is expected.
+_SIGNATURES = ((b"\xff\xd8\xff", "a JPEG photo"), (b"\x89PNG", "a PNG photo"), (b"%PDF", "a PDF"),
+               (b"PK\x03\x04", "a ZIP archive"), (b"GIF8", "a GIF image"), (b"RIFF", "a WebP image"))
+
+
+def binary_kind(raw: bytes) -> str | None:
+    r"""What a file that is not text is ("a JPEG photo", "a binary file"), or None for text.
+
+    >>> binary_kind(b"\xff\xd8\xff\xe0..."), binary_kind(b"side A coins 0\n"), binary_kind(b"\x00\x01\x02")
+    ('a JPEG photo', None, 'a binary file')
+    """
+    for signature, kind in _SIGNATURES:
+        if raw.startswith(signature):
+            return kind
+    if raw[4:12] in (b"ftypheic", b"ftypheix", b"ftypmif1"):
+        return "a HEIC photo"
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return "a binary file"
+    return "a binary file" if "\x00" in text else None
+
+
 def load_sheet(path: str | Path) -> Sheet:
     """Load a sheet from ``path``: JSON if it starts with ``{``, else the text form."""
     p = Path(path)
@@ -18,7 +41,12 @@ def load_sheet(path: str | Path) -> Sheet:
     size = p.stat().st_size
     if size > MAX_SHEET_BYTES:
         raise SheetError(f"{p} is {size} bytes; a sheet file is a few kB")
-    text = p.read_text(encoding="utf-8", errors="replace")
+    raw = p.read_bytes()
+    kind = binary_kind(raw)
+    if kind:
+        raise SheetError(f"{p} is {kind}, not a sheet file (a sheet is JSON or the text form; "
+                         f"{'read a photo with cartographers read or score' if 'photo' in kind else 'see docs/formats.md'})")
+    text = raw.decode("utf-8", errors="replace")
     if text.lstrip().startswith("{"):
         try:
             data = json.loads(text)

@@ -87,7 +87,7 @@ class SeasonSheetRow(Base):
     game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
     player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"), index=True)
     season_index: Mapped[int] = mapped_column(Integer)  # 0 spring … 3 winter
-    sheet: Mapped[dict] = mapped_column(JSON)  # interfaces.md sheet JSON
+    sheet: Mapped[dict] = mapped_column(JSON)  # docs/formats.md sheet JSON
     source: Mapped[str] = mapped_column(String(10))  # "photo" or "sheet"
     score: Mapped[dict] = mapped_column(JSON)  # scoring.seasons.SeasonScore.to_json()
     total: Mapped[int] = mapped_column(Integer)

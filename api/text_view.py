@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import textwrap
+
+from scoring.cards import CARDS
 from scoring.sheet import Sheet
 from scoring.sides import SIZE
-from scoring.terrain import TEXT_CHAR
+from scoring.terrain import TEXT_CHAR, Terrain
 
 # ANSI colours per terrain character, used only when writing to a terminal.
 _COLOUR = {"T": "32", "V": "31", "F": "33", "W": "34", "X": "35", "M": "90;1", "#": "90"}
@@ -39,28 +42,60 @@ def draw_maps(sheet: Sheet, panels: list[tuple[str, set[tuple[int, int]] | None]
     return "\n".join(line.rstrip() for line in lines)
 
 
+def legend(sheet: Sheet, marked: bool = False) -> str:
+    """The key to the map's letters (those of ``sheet``'s side), one line.
+
+    >>> legend(Sheet.blank("A"))
+    'key: T forest  V village  F farm  W water  X monster  M mountain  . empty  r ruins (a letter in lower case: drawn on ruins)'
+    """
+    names = {Terrain.FOREST: "forest", Terrain.VILLAGE: "village", Terrain.FARM: "farm", Terrain.WATER: "water",
+             Terrain.MONSTER: "monster", Terrain.MOUNTAIN: "mountain", Terrain.WASTELAND: "rift land",
+             Terrain.EMPTY: "empty"}
+    shown = [t for t in names if t is not Terrain.WASTELAND or sheet.layout.wasteland]
+    key = "  ".join(f"{TEXT_CHAR[t]} {names[t]}" for t in shown)
+    key += "  r ruins (a letter in lower case: drawn on ruins)"
+    return f"key: {key}" + ("  · not marked" if marked else "")
+
+
+def card_name(slug: str) -> str:
+    """A card's name as printed ("Sentinel Wood"), or the slug for an unknown one."""
+    return CARDS[slug].name if slug in CARDS else slug
+
+
+#: What the four-season table of one sheet is, said under it.
+ONE_SHEET_SEASONS = ("Every season here is scored on this one map. If it is the finished map, only winter "
+                     "(edicts D and A) is exact: spring, summer and fall were scored on the map as it was at their "
+                     "end, so the game score needs those sheets or the game record ('cartographers game').")
+
+
 def format_report(sheet: Sheet, report: dict, colour: bool = False) -> str:
     """The score report as tables and maps."""
     out = []
     evidence = report["evidence"]
     panels: list = [(f"side {sheet.side}, {sheet.coins} coins", None)]
     for slug, stars in report["cards"].items():
-        panels.append((f"{slug} {stars}★", {tuple(c) for e in evidence[slug] for c in e["cells"]}))
+        panels.append((f"{card_name(slug)} {stars}★", {tuple(c) for e in evidence[slug] for c in e["cells"]}))
     for start in range(0, len(panels), 3):  # three maps side by side fit an 80-column terminal
         out += [draw_maps(sheet, panels[start:start + 3], colour), ""]
+    out += [legend(sheet, marked=len(panels) > 1), ""]
     if "seasons" in report:
         out.append(f"{'season':<8} {'edict':<6} {'card':<20} {'stars':>5}")
         for s in report["seasons"]:
             for e in s["edicts"]:
-                out.append(f"{s['season']:<8} {e['edict']:<6} {e['card']:<20} {e['stars']:>5}")
+                out.append(f"{s['season']:<8} {e['edict']:<6} {card_name(e['card']):<20} {e['stars']:>5}")
             out.append(f"{'':<8} {'':<6} {'coins':<20} {s['coins']:>5}")
             out.append(f"{'':<8} {'':<6} {'monsters':<20} {-s['monster_penalty']:>5}")
             out.append(f"{'':<8} {'':<6} {'season total':<20} {s['total']:>5}")
-        out.append(f"{'total':<36} {report['total']:>5}")
+        if len(report["seasons"]) > 1:
+            out.append(f"{'four seasons on this map':<36} {report['total']:>5}")
+            out += ["", textwrap.fill(ONE_SHEET_SEASONS, width=96)]
+        elif report["seasons"][0]["season"] != "winter":
+            out += ["", f"{report['seasons'][0]['season'].capitalize()} scored on this map: exact if this is the "
+                        "map at the end of that season."]
     else:
         out.append(f"{'card':<20} {'stars':>5}")
         for slug, stars in report["cards"].items():
-            out.append(f"{slug:<20} {stars:>5}")
+            out.append(f"{card_name(slug):<20} {stars:>5}")
         out.append(f"{'coins':<20} {report['coins']:>5}")
         out.append(f"{'monster penalty':<20} {-report['monster_penalty']:>5}")
     for w in report.get("warnings", []):

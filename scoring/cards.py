@@ -3,11 +3,13 @@
 Every function takes a :class:`~scoring.board.Board` and returns the :class:`Evidence` that
 earned stars — cells, clusters, rows or diagonals — so a card's stars are by construction the sum
 of its evidence, and a picture can highlight exactly what scored. Rules follow
-``game-reference.md``; where it records a project **Decision**, the function names it.
+``docs/rules.md``; where it records a project **Decision**, the function names it.
 """
 
 from __future__ import annotations
 
+import difflib
+import re
 from dataclasses import dataclass
 from typing import Callable
 
@@ -250,6 +252,8 @@ class CardResult:
 
 
 BACKS = ("forest", "farm-water", "village", "placement")
+#: Each back in words.
+BACK_NAMES = {"forest": "forest", "farm-water": "farm and water", "village": "village", "placement": "placement"}
 
 CARDS: dict[str, Card] = {
     c.slug: c
@@ -278,11 +282,45 @@ class CardError(ValueError):
     """An unknown card slug or a card list that cannot be a game's setup."""
 
 
+def _plain(text: str) -> str:
+    """A card name or slug reduced to lower-case words joined by hyphens, without a leading "the".
+
+    >>> _plain("  The Golden_Granary "), _plain("MAGES' VALLEY"), _plain("sentinel-wood")
+    ('golden-granary', 'mages-valley', 'sentinel-wood')
+    """
+    words = re.sub(r"['’]", "", text.lower()).replace("_", " ").replace("-", " ").split()
+    if words[:1] == ["the"]:
+        words = words[1:]
+    return "-".join(words)
+
+
+_BY_PLAIN_NAME = {_plain(c.slug): c.slug for c in CARDS.values()} | {_plain(c.name): c.slug for c in CARDS.values()}
+
+
+def card_slug(text: str) -> str:
+    """The slug of the card ``text`` names: its slug or its printed name, in any case, with spaces or
+    hyphens, with or without "The". Unknown names raise :class:`CardError` with the closest names.
+
+    >>> card_slug("Sentinel Wood"), card_slug("the broken road"), card_slug("CANAL-LAKE")
+    ('sentinel-wood', 'broken-road', 'canal-lake')
+    >>> card_slug("sentinal wood")
+    Traceback (most recent call last):
+    ...
+    scoring.cards.CardError: unknown scoring card 'sentinal wood': did you mean Sentinel Wood?
+    """
+    slug = _BY_PLAIN_NAME.get(_plain(text))
+    if slug is not None:
+        return slug
+    close = difflib.get_close_matches(_plain(text), list(_BY_PLAIN_NAME), n=3, cutoff=0.6)
+    names = list(dict.fromkeys(CARDS[_BY_PLAIN_NAME[c]].name for c in close))
+    hint = (f"did you mean {' or '.join(names)}?" if names
+            else f"the cards are {', '.join(c.name for c in CARDS.values())}")
+    raise CardError(f"unknown scoring card {text.strip()!r}: {hint}")
+
+
 def get_card(slug: str) -> Card:
-    try:
-        return CARDS[slug]
-    except KeyError:
-        raise CardError(f"unknown scoring card {slug!r}; known cards: {', '.join(CARDS)}") from None
+    """The card ``slug`` names (a slug or a printed name, see :func:`card_slug`)."""
+    return CARDS[slug] if slug in CARDS else CARDS[card_slug(slug)]
 
 
 def score_card(slug: str, sheet: Sheet | Board) -> CardResult:

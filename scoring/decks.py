@@ -1,4 +1,4 @@
-"""The explore and ambush decks as data (game-reference.md, "Explore deck", "Ambush deck").
+"""The explore and ambush decks as data (docs/rules.md, "Explore deck", "Ambush deck").
 
 Each card has a public slug (used in game records and card logs), its printed name, and what the
 rules need: hourglass time, the terrains a player may choose, the shapes (with the coin marks), or
@@ -14,7 +14,7 @@ from scoring.terrain import Terrain
 
 F, V, FA, W, MO = Terrain.FOREST, Terrain.VILLAGE, Terrain.FARM, Terrain.WATER, Terrain.MONSTER
 
-#: Decision "ruins fallback terrain": the reference says "a 1×1 of any terrain"; this project reads
+#: Decision "ruins fallback terrain": the rules say "a 1×1 of any terrain"; this project reads
 #: it as any terrain a player can draw, monster included (the same five terrains as Rift Lands).
 ANY_TERRAIN: tuple[Terrain, ...] = (F, V, FA, W, MO)
 

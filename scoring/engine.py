@@ -1,4 +1,4 @@
-"""The turn engine: every rule of a Cartographers game on bitmask maps (game-reference.md, "Turn rules").
+"""The turn engine: every rule of a Cartographers game on bitmask maps (docs/rules.md, "Turn rules").
 
 * :class:`PlayerMap` — one player's sheet during play: terrain per cell, the filled mask, coins and
   the mountains already paid for.
@@ -171,9 +171,10 @@ CORNERS = ("top-left", "top-right", "bottom-right", "bottom-left")  # clockwise 
 def solo_sweep(card: AmbushCard) -> tuple[int, ...]:
     """The positions a solo ambush tries, in order, as masks (the shape is never rotated).
 
-    Decision "solo sweep" (game-reference.md): start with the shape's bounding box in the card's
-    corner, walk the outer ring of positions in the card's pass rotation (clockwise = along the top
-    edge left to right, down the right edge, …), then the next ring in from the same corner, and so on.
+    Decision "solo sweep" (docs/rules.md, "Ambush deck"): start with the shape's bounding box in the
+    card's corner, walk the outer ring of positions in the card's pass rotation (clockwise = along the
+    top edge left to right, down the right edge, …), then the next ring in from the same corner, and
+    so on.
     """
     return _solo_sweep(card.slug)
 

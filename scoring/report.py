@@ -1,20 +1,24 @@
-"""The score report of ``interfaces.md``: what ``score-map``, ``score`` and ``/v1/score-map`` return."""
+"""The score report of ``docs/formats.md``: what ``score-map``, ``score`` and ``/v1/score-map`` return."""
 
 from __future__ import annotations
 
 from typing import Sequence
 
 from scoring.board import Board
-from scoring.cards import CARDS, score_card
+from scoring.cards import CARDS, card_slug, score_card
 from scoring.seasons import SEASONS, check_setup, get_season, monster_penalty_cells, score_season
 from scoring.sheet import Sheet
 
 
 def parse_cards(text: str) -> list[str] | str:
-    """``"a,b,c,d"`` → the four slugs (checked); ``"all"`` → ``"all"``."""
-    if text.strip() == "all":
+    """``"a,b,c,d"`` (slugs or printed names) → the four slugs (checked); ``"all"`` → ``"all"``.
+
+    >>> parse_cards("Sentinel Wood, canal lake, WILDHOLDS, the-broken-road")
+    ['sentinel-wood', 'canal-lake', 'wildholds', 'broken-road']
+    """
+    if text.strip().lower() == "all":
         return "all"
-    slugs = [s.strip() for s in text.split(",") if s.strip()]
+    slugs = [card_slug(s) for s in text.split(",") if s.strip()]
     check_setup(slugs)
     return slugs
 

@@ -1,7 +1,7 @@
 """Seasons, the monster penalty, coins, a whole game's total, the tie-break and the solo title.
 
 Season score = stars from the season's two edicts + filled coins − monster penalty
-(game-reference.md, "Seasons").
+(docs/rules.md, "Seasons").
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
 from scoring.board import NEIGHBOURS, Board, cell_of
-from scoring.cards import BACKS, CARDS, CardError, CardResult, Evidence, get_card, score_card
+from scoring.cards import BACK_NAMES, BACKS, CARDS, CardError, CardResult, Evidence, get_card, score_card
 from scoring.sheet import Sheet
 from scoring.terrain import Terrain
 
@@ -72,9 +72,11 @@ def check_setup(cards: Sequence[str]) -> list[str]:
     if dupes:
         raise CardError(f"scoring card repeated: {', '.join(dupes)}")
     backs = [CARDS[s].back for s in cards]
-    missing = [b for b in BACKS if b not in backs]
-    if missing:
-        return [f"setup takes one card of each back; none of: {', '.join(missing)}"]
+    shared = [b for b in BACKS if backs.count(b) > 1]
+    if shared:
+        same = "; ".join(" and ".join(CARDS[s].name for s in cards if CARDS[s].back == b) + f" are both {BACK_NAMES[b]} cards"
+                         for b in shared)
+        return [f"{same}: a game's setup takes one card of each kind ({', '.join(BACK_NAMES[b] for b in BACKS)})"]
     return []
 
 

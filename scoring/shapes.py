@@ -1,5 +1,5 @@
-"""Shapes in the reference's ``X./XX`` notation, their distinct orientations, and every placement
-of an orientation on the 11 × 11 map as a bitmask (game-reference.md, "Explore deck").
+"""Shapes in the ``X./XX`` notation of the rules, their distinct orientations, and every placement
+of an orientation on the 11 × 11 map as a bitmask (docs/rules.md, "Explore deck").
 
 A *shape* is a tuple of ``(row, col)`` offsets, normalised so that its smallest row and column are
 0 and sorted; two shapes are the same iff their tuples are equal. A *placement* is a Python ``int``

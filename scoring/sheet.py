@@ -2,7 +2,7 @@
 
 Two serialisations:
 
-* the public JSON of ``interfaces.md``: ``{"side": "A", "cells": [[...11 names...] × 11], "coins": 3}``;
+* the public JSON of ``docs/formats.md``: ``{"side": "A", "cells": [[...11 names...] × 11], "coins": 3}``;
 * a compact text form for people and test tables (``docs/sheet-text-format.md``)::
 
       side A coins 3

@@ -1,4 +1,4 @@
-"""The printed layout of each sheet side, kept as data (game-reference.md, "The sheet").
+"""The printed layout of each sheet side, kept as data (docs/rules.md, "The sheet").
 
 A side is drawn as an 11 × 11 picture: ``M`` mountain, ``R`` ruins, ``W`` wasteland, ``.``
 anything else. Row 0 is printed row A, column 0 is printed column 1. New sides (Heroes, map

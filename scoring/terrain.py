@@ -1,4 +1,4 @@
-"""Terrains and what counts as *filled* (game-reference.md, "Terrain and filled")."""
+"""Terrains and what counts as *filled* (docs/rules.md, "Terrain and filled")."""
 
 from __future__ import annotations
 

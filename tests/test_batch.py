@@ -196,7 +196,8 @@ def test_cli_missing_source(tmp_path: Path, capsys):
 
 def test_cli_writes_results_and_lists_failures(sheets_dir: Path, tmp_path: Path, capsys):
     out = tmp_path / "r.json"
-    assert main(["batch", str(sheets_dir), "--cards", ",".join(CARDS), "--out", str(out), "--no-progress"]) == 0
+    assert main(["batch", str(sheets_dir), "--cards", ",".join(CARDS), "--out", str(out), "--no-progress",
+                 "--json"]) == 0
     captured = capsys.readouterr()
     assert json.loads(captured.out.strip().splitlines()[-1])["failed"] == 2
     assert "holiday.jpg" in captured.err and "broken.json" in captured.err

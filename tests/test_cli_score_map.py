@@ -1,4 +1,4 @@
-"""``cartographers score-map``: the JSON of interfaces.md, the readable output, one-line errors."""
+"""``cartographers score-map``: the JSON of docs/formats.md, the readable output, one-line errors."""
 
 from __future__ import annotations
 
@@ -51,7 +51,7 @@ def test_all_cards(capsys) -> None:
 def test_text_form_input_and_readable_output(capsys) -> None:
     code, out, _ = run(capsys, "score-map", "samples/typical-a.txt", "--cards", CARDS)
     assert code == 0
-    assert "wildholds 8★" in out and "season total" in out
+    assert "Wildholds 8★" in out and "season total" in out
     assert "\x1b[" not in out  # no colour codes when not writing to a terminal
 
 

@@ -1,4 +1,4 @@
-"""The explore and ambush decks as data (game-reference.md)."""
+"""The explore and ambush decks as data (docs/rules.md)."""
 
 from __future__ import annotations
 

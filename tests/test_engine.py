@@ -1,4 +1,4 @@
-"""The turn engine: ruins, Rift Lands, fallbacks, coins, ambushes, seasons (game-reference.md)."""
+"""The turn engine: ruins, Rift Lands, fallbacks, coins, ambushes, seasons (docs/rules.md)."""
 
 from __future__ import annotations
 

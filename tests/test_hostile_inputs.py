@@ -246,7 +246,7 @@ def test_cards_breaking_one_per_back_score_with_a_warning(client):
     two_forest = ["sentinel-wood", "treetower", "wildholds", "borderlands"]
     r = score_map({"sheet": SHEET_A, "cards": two_forest})(client)
     assert r.status_code == 200
-    assert any("one card of each back" in w for w in r.json()["warnings"]), r.json()["warnings"]
+    assert any("one card of each kind" in w for w in r.json()["warnings"]), r.json()["warnings"]
 
 
 def test_unicode_player_names_are_stored_exactly(client):

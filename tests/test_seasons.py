@@ -105,4 +105,4 @@ def test_setup_errors(cards, error: str) -> None:
 def test_setup_with_two_cards_of_one_back_is_a_warning() -> None:
     assert check_setup(CARDS) == []
     warnings = check_setup(["sentinel-wood", "greenbough", "wildholds", "borderlands"])
-    assert warnings and "farm-water" in warnings[0]
+    assert warnings and "both forest cards" in warnings[0] and "farm and water" in warnings[0]

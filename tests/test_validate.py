@@ -234,7 +234,9 @@ def test_cli(tmp_path, capsys) -> None:
     sheet["coins"] += 3
     bad.write_text(json.dumps(sheet))
     assert main(["validate", str(bad), "--log", str(tmp_path / "log.json")]) == 1
-    assert "illegal" in capsys.readouterr().out
+    said = capsys.readouterr().out
+    assert said.startswith("This map could not have been drawn in a real game.")
+    assert "FAILED" in said and "coins" in said
     (tmp_path / "broken.json").write_text('{"players": 2}')
     assert main(["validate", str(bad), "--log", str(tmp_path / "broken.json")]) == 2
     assert "log.seasons" in capsys.readouterr().err

@@ -374,8 +374,9 @@ def _true_turn(fit: grid.GridFit, truth: np.ndarray) -> int:
 @pytest.mark.parametrize("side", ["A", "B"])
 @pytest.mark.parametrize("quarter_turns", [0, 1, 2, 3])
 def test_washed_out_mountains_are_recognised_by_their_glyph(side: str, quarter_turns: int) -> None:
-    """Glare lifts every pixel towards white: no mountain is "dark" any more (50700078, 50800059,
-    50800105 were read as the other side), but the printed peaks and coin are still there —
+    """Glare lifts every pixel towards white: no mountain is "dark" any more (on benchmark photos
+    50700078, 50800059 and 50800105 darkness alone points to the other side), but the printed peaks
+    and coin are still there —
     and they point up, so side A's half turn is told even against a coin track that says otherwise."""
     photo, truth = warped_sheet(side, quarter_turns, seed=100 + 10 * quarter_turns + (side == "B"))
     fit = grid.fit_grid(photo)
@@ -396,7 +397,7 @@ def test_washed_out_mountains_are_recognised_by_their_glyph(side: str, quarter_t
 
 #: (correction, side, turns, seed, each column's shift on the sheet in u, first doubted column): curled paper
 #: stretches the lattice an extra line over one side (the side pull); marker strokes or a stain hold the snaps
-#: of one part up to half a cell off and the smooth field follows them (the thin-line refit, session 9)
+#: of one part up to half a cell off and the smooth field follows them (the thin-line refit)
 LATTICES_OFF_OVER_ONE_SIDE = [
     ("_side_pulled", "A", 0, 3, np.clip(1 - (11 - np.arange(12)) / 5, 0, None), 9),  # +1 u at the last column
     ("_thin_refit", "B", 2, 5, 0.45 * np.clip((np.arange(12) - 5) / 6, 0, None), 7),  # 0 to 0.45 u, right half
@@ -422,8 +423,8 @@ def test_a_lattice_off_over_one_side_is_corrected(correction, side, turns, seed,
 def test_a_side_pull_the_thin_lines_favour_less_is_kept_when_the_lattice_score_confirms_it() -> None:
     """Benchmark photo 50100221 (a bowed, folded sheet tilted 36° on gingham): the found lattice
     stretched 1 u over the first five columns. Pulled back, its thin-line score gains only 1.22×
-    (under ``SIDE_PULL_GAIN``) but its lattice score 1.73× and its mountains separate better: kept
-    (session 13; before, the lattice stayed up to 1.07 u off and 27 cells were read wrong)."""
+    (under ``SIDE_PULL_GAIN``) but its lattice score 1.73× and its mountains separate better: kept.
+    Left unpulled, the lattice is up to 1.07 u off and 27 cells are read wrong."""
     from vision.load import load_photo
     from vision.reader import locate
     from vision.synth import make_photo
@@ -440,7 +441,7 @@ def test_a_frame_side_outranked_by_longer_lines_is_still_tried_last() -> None:
     only the long-segment source can outline it, and the frame's left side, detected along three
     quarters of its length, is the 7th longest vertical line (the coin track's and the season
     boxes' sides are longer). Its late quads (``SEGMENT_LINES_LATE``), tried when nothing else
-    passes, find it 0.03 u off (session 14; before: "no map grid found")."""
+    passes, find it 0.03 u off; without them the photo gets "no map grid found"."""
     from vision.load import load_photo
     from vision.reader import locate
     from vision.synth import make_photo
@@ -467,7 +468,7 @@ def worst_error_u(pts: np.ndarray, truth: np.ndarray) -> float:
     return float((np.linalg.norm(pts - truth, axis=2) / cell_px).max())
 
 
-# ---- the rescue's bounded work (session 5, grid-find) ---------------------------------------------
+# ---- the rescue's bounded work ------------------------------------------------------------------
 def test_rescue_refines_only_the_most_promising_failed_candidates(monkeypatch) -> None:
     """Among many failed candidates (lattices of another pitch over the sheet and the table) the
     one pulled 0.3 u off by strokes is among the few the rescue refines again, and it is rescued;
@@ -510,7 +511,7 @@ def test_fallback_search_refines_at_most_its_best_few_outlines(monkeypatch) -> N
     assert min(errs) / cell < 0.2
 
 
-# ---- rescue: the candidate re-fitted to the thin lines (session 6) ---------------------------
+# ---- rescue: the candidate re-fitted to the thin lines ---------------------------------------
 def test_thin_line_fit_brings_a_skewed_candidate_onto_the_printed_lines() -> None:
     """A candidate shifted, scaled, sheared and tilted (every crossing 0.3–0.7 u off) under thick
     marker strokes: the lines measured in strips put every crossing within a tenth of a cell."""
@@ -547,7 +548,7 @@ def test_rescue_does_not_refine_a_candidate_that_shows_no_lines(monkeypatch) -> 
     assert grid._thin_line_rescue(photo, [(off_hom, off_pts, zero, False)]) is not None
 
 
-# ---- the user's sheet, not the one lying beside it (session 9, secondsheet9) ----------------------
+# ---- the user's sheet, not the one lying beside it ----------------------------------------------
 def _lattice_candidate(origin: tuple[float, float], cell: float, score: float, separation: float,
                        shape: tuple[int, int]) -> grid._Candidate:
     """An upright lattice of ``cell`` px cells from ``origin`` (px), as a passing candidate in a photo of ``shape``."""
@@ -589,7 +590,7 @@ def test_a_blank_sheet_beside_it_does_not_hide_the_users_marker_filled_sheet() -
     assert min(errs) / cell < 0.2
 
 
-# ---- re-anchoring on a third of the sheet (session 10, grid-local) ------------------------------------------
+# ---- re-anchoring on a third of the sheet ------------------------------------------------------
 def test_a_lattice_slid_off_over_most_of_the_sheet_is_reanchored_on_its_few_sure_crossings(monkeypatch) -> None:
     """Columns 3-11 slid progressively off (1.2 u at the last: onto a cloth's stripes beyond the frame), only
     the 36 crossings of columns 0-2 sure: too few for the usual re-anchoring (``MIN_SURE``), enough for the
@@ -608,5 +609,5 @@ def test_a_lattice_slid_off_over_most_of_the_sheet_is_reanchored_on_its_few_sure
     assert reanchored is not None
     assert worst_error_u(reanchored[0], truth) < 0.1
     assert (reanchored[2] > grid.DOUBT_U).sum() < (doubt > grid.DOUBT_U).sum()
-    monkeypatch.setattr(grid, "MIN_SURE_FEW", grid.MIN_SURE)  # before session 10
+    monkeypatch.setattr(grid, "MIN_SURE_FEW", grid.MIN_SURE)  # no second tier: the slid lattice stays off
     assert grid._reanchored(photo, dark, slid, doubt, grid.SURE_U[0], found_score) is None

@@ -1,6 +1,6 @@
 """Reading the coin track: how many of the 14 printed coins are filled.
 
-Coins are filled in order along the track (game-reference.md, "Coin track"), so the count is the
+Coins are filled in order along the track (docs/rules.md, "Coin track"), so the count is the
 ``k`` that best explains every coin's filled probability: the first ``k`` filled, the rest not.
 The posterior over ``k`` gives the count's confidence.
 
@@ -480,7 +480,7 @@ def track_match(image: np.ndarray, fit: GridFit, px: int = REFINE_PX) -> float:
 
 # ---- the printed coin of every mountain cell: what an unmarked coin looks like in this photo -------
 
-#: every printed mountain cell carries a small gold coin, never drawn on (sheet-reference.md; synth/paper.py
+#: every printed mountain cell carries a small gold coin, never drawn on (docs/printed-sheet.md; synth/paper.py
 #: ``draw_mountain``): its centre in u from the cell's top-left corner, and its radius (a track coin's is 0.19)
 MOUNTAIN_COIN_U = (0.8, 0.2)
 MOUNTAIN_COIN_RADIUS_U = 0.1

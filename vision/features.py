@@ -80,7 +80,7 @@ class PaperRing:
 
 #: Bare margin strips outside the cell area, as (edge, from, to) in u beyond the grid's edge line:
 #: past the ≈ 0.2 u frame band, over the row letters (x ≈ −0.5), the column numbers (y ≈ 11.5),
-#: the plain parchment right of the frame and under the header (sheet-reference.md, "Layout").
+#: the plain parchment right of the frame and under the header (docs/printed-sheet.md, "Layout").
 PAPER_STRIPS: tuple[tuple[str, float, float], ...] = (
     ("left", 0.3, 0.85), ("right", 0.3, 0.85), ("bottom", 0.3, 0.85), ("top", 0.3, 0.6))
 RING_SAMPLES_PER_U = 12  # along each strip; 5 across

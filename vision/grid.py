@@ -1,6 +1,6 @@
 """Finding the printed 11 × 11 grid in a photo, rectifying it, and following curled paper.
 
-Three steps, each checkable on its own (sheet-reference.md, "Layout"):
+Three steps, each checkable on its own (docs/printed-sheet.md, "Layout"):
 
 1. :func:`find_grid` — quadrilateral candidates from the dark printed frame (adaptive threshold →
    contours → 4-gon and side-line fits), re-anchored on the periodic profile of the dashed cell
@@ -887,7 +887,7 @@ def _snap_crossings(image: np.ndarray, homography: np.ndarray, px: int, prior: n
     """Raw snaps (12, 12, 2) in u (displacement from the ideal crossing) and their strengths.
 
     Inner crossings: the peak of each line's black-hat profile across it, averaged along both
-    arms of the line. The outer ring sits on the frame band (sheet-reference.md: a thin line on
+    arms of the line. The outer ring sits on the frame band (docs/printed-sheet.md: a thin line on
     the cell area's border and a thicker one ``GEOMETRY.frame_width`` outside it, ticks between):
     the coordinate across the frame is where both band lines fit (the inner one's peak is the
     snap, the outer one only tells which of the two it is), and the coordinate along the frame

@@ -1,4 +1,4 @@
-"""The printed sheet's geometry as data, in grid units (sheet-reference.md).
+"""The printed sheet's geometry as data, in grid units (docs/printed-sheet.md).
 
 ``u`` is the side of one cell; the origin is the top-left corner of the 11 × 11 cell area; x grows
 right, y grows down. The synthetic renderer draws from this and the reader measures against it,

@@ -1,7 +1,7 @@
 """Which side is up, and which side (A or B) it is, from the printed mountains.
 
 The five mountains are whole dark-brown cells at positions that differ between sides and break
-the grid's rotational symmetry (game-reference.md, "The sheet"). Every hypothesis — 4 quarter
+the grid's rotational symmetry (docs/rules.md, "The sheet"). Every hypothesis — 4 quarter
 turns × 2 sides — is scored by how cleanly its five mountain cells are the darkest cells:
 ``separation`` = dark fraction of its second-weakest mountain minus that of the third-darkest
 other cell.

@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 
 from scoring.sheet import Sheet
-from scoring.sides import SIDES
+from scoring.sides import SIDES, cell_name
 from scoring.terrain import Terrain
 from vision.classify import CELL_CLASSES, ReaderModel, default_model
 from vision.coins import (CoinReading, coin_centres_px, coin_reliability, coin_track_features, coin_track_mapping,
@@ -63,7 +63,7 @@ class Reading:
         return self.sheet.coins
 
     def to_json(self) -> dict:
-        """The public reading JSON (interfaces.md: side, cells, coins, plus confidence and warnings)."""
+        """The public reading JSON (docs/formats.md: side, cells, coins, plus confidence and warnings)."""
         return {
             "side": self.side,
             "cells": [[t.value for t in row] for row in self.sheet.cells],
@@ -176,7 +176,7 @@ def read_image(loaded: LoadedPhoto, side: str | None = None, model: ReaderModel 
     low = sorted({(r, c) for (r, c) in drawable if confidence[r][c] < threshold} | set(misplaced))
     if orientation.in_doubt:
         low = list(drawable)  # the grid may be misplaced or upside down: nothing is sure
-    warnings = _warnings(loaded, upright, cells, orientation, low, coins, threshold, unfamiliar, len(misplaced))
+    warnings = _warnings(loaded, upright, cells, orientation, low, coins, unfamiliar, len(misplaced))
     sheet = replace(sheet, coins=coins.count)
     s = loaded.scale
     pts = upright.intersections * s
@@ -216,8 +216,12 @@ def _read_coins(image: np.ndarray, upright: GridFit, paper, side: str, model: Re
     return reading, coin_centres_px(to_photo)
 
 
+#: The "cells to check" warning names this many cells; the map's own marks show the rest.
+LISTED_CELLS = 12
+
+
 def _warnings(loaded: LoadedPhoto, upright: GridFit, cells: np.ndarray, orientation: Orientation,
-              low: list, coins: CoinReading, threshold: float, unfamiliar: bool = False,
+              low: list, coins: CoinReading, unfamiliar: bool = False,
               misplaced: int = 0) -> list[str]:
     """Human-readable warnings about this reading."""
     out = []
@@ -240,13 +244,21 @@ def _warnings(loaded: LoadedPhoto, upright: GridFit, cells: np.ndarray, orientat
         out.append("this sheet looks unlike the sheets the reader was trained on (many cells are unsure): "
                    "cells are flagged more strictly")
     if misplaced:
-        out.append(f"the grid may be off by more than 0.1 cell under {misplaced} cell(s) (a finger, a curl or faint "
-                   "lines): they are flagged")
+        out.append(f"the grid lines were hard to follow under {_cells(misplaced)} (a finger, a curl or faint "
+                   "lines): they are among the cells to check")
     if low:
-        out.append(f"{len(low)} cell(s) flagged (confidence below {threshold:.4%}, or the grid unsure there): check them")
+        names = [cell_name(c) for c in sorted(low)]
+        more = f" and {len(names) - LISTED_CELLS} more" if len(names) > LISTED_CELLS else ""
+        out.append(f"{_cells(len(low))} to check: {' '.join(names[:LISTED_CELLS])}{more}")
     if coins.confidence < 0.8:
-        out.append(f"coin count {coins.count} is uncertain ({coins.confidence:.0%})")
+        out.append(f"coin count {coins.count} is uncertain ({coins.confidence:.0%} sure): count the filled coins "
+                   "on the track")
     return out
+
+
+def _cells(n: int) -> str:
+    """ "1 cell", "3 cells"."""
+    return f"{n} cell" if n == 1 else f"{n} cells"
 
 
 def read_photo(data: bytes | str | Path, side: str | None = None) -> Reading:

@@ -31,6 +31,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="seconds of legality search per sheet before 'cannot-tell' (default 2)")
     p.add_argument("--fresh", action="store_true", help="ignore the journal of an earlier run")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--json", action="store_true", help="end with the summary as JSON instead of a table")
     p.set_defaults(run=run)
 
 
@@ -42,9 +43,42 @@ def run(args: argparse.Namespace) -> int:
     summary = run_batch(args.source, args.out, options, workers=args.workers, scheduler=args.scheduler,
                         progress=not args.no_progress, fresh=args.fresh)
     if summary.total == 0:
-        raise CliError(f"{args.source} holds no files to score", 2)
-    print(json.dumps(summary.to_json()))
+        n = len(summary.skipped_files)
+        skipped = f" ({n} other {'file' if n == 1 else 'files'} skipped)" if n else ""
+        raise CliError(f"{args.source} holds no photos or sheet files to score{skipped}", 2)
+    if args.json:
+        print(json.dumps(summary.to_json()))
+    else:
+        print(summary_table(summary))
     for row in summary.rows:
         if row["status"] != "ok":
             print(f"  failed: {row['file']}: {row.get('error_code')}: {row.get('error')}", file=sys.stderr)
     return 0
+
+
+def summary_table(summary) -> str:
+    """The batch for a person: what was done, the ranking, then what failed and what was skipped."""
+    done = f"{summary.scored} scored" + (f", {summary.resumed} already done" if summary.resumed else "")
+    lines = [f"{summary.total} sheets: {done}, {summary.failed} failed, {len(summary.skipped_files)} skipped "
+             f"({summary.seconds:.1f} s); results in {summary.out}", ""]
+    ok = sorted((r for r in summary.rows if r["status"] == "ok"), key=lambda r: (r["place"], r["file"]))
+    if ok:
+        width = max(12, *(len(r["file"]) for r in ok))
+        lines.append(f"{'place':>5}  {'file':<{width}}  {'total':>5}  {'monsters':>8}  {'legality':<11}  to check")
+        for r in ok:
+            n = len(r["low_confidence_cells"])
+            check = "" if not n else f"{n} cell" if n == 1 else f"{n} cells"
+            lines.append(f"{r['place']:>5}  {r['file']:<{width}}  {r['total']:>5}  {-r['monster_stars_lost']:>8}  "
+                         f"{r['legality']:<11}  {check}")
+        season = summary.rows and ok[0]["seasons"]
+        if season and len(season) > 1:
+            lines += ["", "total: the four seasons scored on each sheet's map as photographed (give --season to "
+                          "score one season)"]
+    failed = [r for r in summary.rows if r["status"] != "ok"]
+    if failed:
+        lines += ["", "failed (listed on standard error with the reason):"]
+        lines += [f"  {r['file']}: {r.get('error_code')}" for r in failed]
+    if summary.skipped_files:
+        lines += ["", "skipped (not a photo or a sheet):"]
+        lines += [f"  {s['file']}: {s['reason']}" for s in summary.skipped_files]
+    return "\n".join(lines)

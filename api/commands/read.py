@@ -46,7 +46,7 @@ def write_overlay(reading, photo: str, out: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from api.text_view import draw_maps
+    from api.text_view import draw_maps, legend
 
     reading = read_or_fail(args.photo, args.side)
     if args.overlay:
@@ -57,6 +57,7 @@ def run(args: argparse.Namespace) -> int:
         panels = [(f"side {reading.side}, {reading.coins} coins", None),
                   ("unsure cells", set(reading.low_confidence_cells))]
         print(draw_maps(reading.sheet, panels, colour=sys.stdout.isatty()))
+        print(legend(reading.sheet, marked=True))
         print(f"coins {reading.coins} (confidence {reading.coin_confidence:.2f})")
         for w in reading.warnings:
             print(f"warning: {w}")

@@ -17,7 +17,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="score a sheet file (JSON or text form) without a photo",
         description="Score a sheet for the four edict cards (A, B, C, D in order), or all sixteen.",
     )
-    p.add_argument("sheet", help="sheet JSON (interfaces.md) or the compact text form")
+    p.add_argument("sheet", help="sheet JSON (docs/formats.md) or the compact text form")
     p.add_argument("--cards", required=True, help="C1,C2,C3,C4 for edicts A–D, or 'all'")
     p.add_argument("--season", choices=["spring", "summer", "fall", "winter"],
                    help="score only this season (default: all four on this sheet)")

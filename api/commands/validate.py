@@ -76,10 +76,35 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(verdict.to_json(), indent=1))
     else:
-        print(f"{verdict.status} (level {verdict.level})")
-        for c in verdict.checks:
-            print(f"  {c.level:<8} {c.status:<12} {c.seconds:.2f} s")
-        for r in verdict.reasons:
-            cells = f" [{', '.join(cell_name(c) for c in r.cells)}]" if r.cells else ""
-            print(f"  - {r.message}{cells}")
+        print(verdict_in_words(verdict))
     return EXIT[verdict.status]
+
+
+#: What each level of the check looks at, and what it needs (``scoring/validate.py``).
+CHECKED = {"sheet": "the sheet alone: layout, shapes, terrains, coins, four seasons' limits",
+           "log": "the card log: one drawing per revealed card, in order",
+           "seasons": "earlier seasons: nothing drawn earlier changed, coins never went down"}
+NEEDS = {"log": "the card log: give the table's card log with --log",
+         "seasons": "earlier seasons: give the sheets of earlier seasons with --previous"}
+SAID = {"legal": "passed", "illegal": "FAILED", "cannot-tell": "could not decide in time"}
+VERDICT = {"legal": "This map could have been drawn in a real game.",
+           "illegal": "This map could not have been drawn in a real game.",
+           "cannot-tell": "The check could not decide in its time limit (try a longer --time-limit)."}
+
+
+def verdict_in_words(verdict) -> str:
+    """The verdict for a player: the answer, what was checked and with what result, what was not and
+    what it needs, then the reasons with their cells."""
+    lines = [VERDICT[verdict.status], "Checked:"]
+    ran = {c.level for c in verdict.checks}
+    lines += [f"  {SAID[c.status]:<8} {CHECKED[c.level]} ({c.seconds:.2f} s)" for c in verdict.checks]
+    missing = [level for level in NEEDS if level not in ran]
+    if missing:
+        lines.append("Not checked (needs more input):")
+        lines += [f"  {NEEDS[level]}" for level in missing]
+    if verdict.reasons:
+        lines.append("Why:")
+        for r in verdict.reasons:
+            cells = f" (cells {' '.join(cell_name(c) for c in r.cells)})" if r.cells else ""
+            lines.append(f"  - {r.message}{cells}")
+    return "\n".join(lines)

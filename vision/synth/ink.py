@@ -1,4 +1,4 @@
-"""Hand-drawn terrain on a rendered sheet, in the styles players really use (sheet-reference.md).
+"""Hand-drawn terrain on a rendered sheet, in the styles players really use (docs/printed-sheet.md).
 
 Ink is kept in one density layer per pencil (0 = none, 1 = full) and laid on the paper at the end
 as a filter: ``paper × (1 − density × (1 − pencil colour))``, so pencil darkens and tints what is

@@ -1,4 +1,4 @@
-"""The printed sheet, drawn from ``vision/layout.py`` in the look of ``sheet-reference.md``.
+"""The printed sheet, drawn from ``vision/layout.py`` in the look of ``docs/printed-sheet.md``.
 
 Everything is our own drawing with OpenCV primitives: parchment, dashed cell lines, the framed
 grid with its labels, the header (name lines, crest, compass rose), printed mountains, ruins
