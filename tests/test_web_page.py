@@ -2,8 +2,10 @@
 on 127.0.0.1, at a phone's and a desktop's size.
 
 Expected scores are computed with ``scoring`` (and the photo's with the real reader), never
-written in. Set ``CARTOGRAPHERS_SCREENSHOTS=docs`` to save ``screenshot-phone.png`` and
-``screenshot-desktop.png`` there after the photo test.
+written in. ``tests/test_web_player.py`` walks every state of the page and, with
+``CARTOGRAPHERS_SCREENSHOTS=1``, saves each under ``docs/screenshots/``.
+
+The page's edict pickers start empty: each test chooses its four cards (:func:`choose_cards`).
 """
 
 from __future__ import annotations
@@ -29,8 +31,8 @@ CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 ROOT = Path(__file__).resolve().parents[1]
-VIEWPORTS = {"phone": {"width": 375, "height": 812}, "desktop": {"width": 1280, "height": 900}}
-DEFAULT_CARDS = ["sentinel-wood", "canal-lake", "wildholds", "borderlands"]  # the page's defaults (app.js)
+VIEWPORTS = {"phone": {"width": 375, "height": 812}, "desktop": {"width": 1280, "height": 800}}
+DEFAULT_CARDS = ["sentinel-wood", "canal-lake", "wildholds", "borderlands"]  # the cards most tests choose
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e '.[test]')")
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed (.ci/run installs it)")
@@ -43,11 +45,13 @@ def free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def server():
-    """``cartographers serve`` on a free port of 127.0.0.1, for this module's tests."""
+def server(tmp_path_factory):
+    """``cartographers serve`` on a free port of 127.0.0.1, for this module's tests (games in a fresh database)."""
     port = free_port()
+    database = tmp_path_factory.mktemp("games") / "games.sqlite3"
+    env = {**os.environ, "CARTOGRAPHERS_DATABASE_URL": f"sqlite:///{database}"}
     proc = subprocess.Popen([sys.executable, "-m", "api.cli", "serve", "--host", "127.0.0.1", "--port", str(port),
-                             "--log-level", "warning"], cwd=ROOT)
+                             "--log-level", "warning"], cwd=ROOT, env=env)
     base = f"http://127.0.0.1:{port}"
     try:
         for _ in range(200):
@@ -95,6 +99,12 @@ def wait_for_total(pg, expected: int) -> None:
                          "&& !document.body.classList.contains('busy')", arg=expected, timeout=30_000)
 
 
+def choose_cards(pg, cards=DEFAULT_CARDS) -> None:
+    """Choose the four edict cards (A, B, C, D) in the page's pickers."""
+    for edict, slug in zip("ABCD", cards):
+        pg.select_option(f"#edict-{edict}", slug)
+
+
 def correct_cell(pg, cell: tuple[int, int], terrain: str) -> None:
     pg.click(f'#map .cell[data-r="{cell[0]}"][data-c="{cell[1]}"]')
     pg.click(f'#picker .pick[data-terrain="{terrain}"]')
@@ -102,6 +112,7 @@ def correct_cell(pg, cell: tuple[int, int], terrain: str) -> None:
 
 
 def test_blank_sheet_then_a_correction_updates_the_score(page, server):
+    choose_cards(page)
     page.click("#blank-a")
     page.wait_for_selector("#map .cell")
     assert page.locator("#map .cell").count() == 121
@@ -123,6 +134,7 @@ def test_blank_sheet_then_a_correction_updates_the_score(page, server):
 
 
 def test_selecting_a_card_row_lights_its_evidence_cells(page):
+    choose_cards(page)
     page.click("#blank-b")
     page.wait_for_selector("#map .cell")
     sheet = Sheet.blank("B").with_cells({(0, 0): Terrain.FOREST, (0, 5): Terrain.FOREST, (3, 3): Terrain.FOREST})
@@ -145,8 +157,7 @@ def test_season_and_cards_change_the_score(page):
         correct_cell(page, cell, "farm")
     sheet = Sheet.blank("A").with_cells({c: Terrain.FARM for c in ((1, 2), (1, 4), (0, 3), (2, 3))})
     cards = ["greenbough", "mages-valley", "wildholds", "borderlands"]
-    page.select_option("#edict-A", "greenbough")
-    page.select_option("#edict-B", "mages-valley")
+    choose_cards(page, cards)
     page.select_option("#season", "summer")
     wait_for_total(page, score_report(sheet, cards, "summer")["total"])
     assert CARDS["mages-valley"].name in page.locator("#score-rows").inner_text()
@@ -171,7 +182,9 @@ def test_a_file_that_is_not_a_photo_is_explained(page, tmp_path):
     notes.write_text("not a photo")
     page.set_input_files("#photo", str(notes))
     page.wait_for_selector("#status.error")
-    assert "not an image" in page.locator("#status").inner_text()
+    assert "not a photo" in page.locator("#status").inner_text()
+    assert "JPEG" in page.locator("#status").inner_text()
+    assert "not an image" in page.locator("#status-detail").inner_text()  # the service's own words, below
     assert page.locator("#map-panel").is_hidden()
 
 
@@ -195,6 +208,7 @@ def test_photo_is_read_drawn_scored_and_corrected(page, server, sample_photo):
     path = sample_photo
     read_photo = photo_reader()[0]
     reading = read_photo(path.read_bytes())
+    choose_cards(page)
     page.set_input_files("#photo", str(path))
     page.wait_for_selector("#overlay polygon", timeout=90_000)
     assert page.locator("#overlay polygon").count() == 121
@@ -216,7 +230,3 @@ def test_photo_is_read_drawn_scored_and_corrected(page, server, sample_photo):
     assert page.locator(f'#overlay polygon[data-r="{cell[0]}"][data-c="{cell[1]}"]').count() == 1
 
     page.click('tr[data-row="sentinel-wood"]')
-    out = os.environ.get("CARTOGRAPHERS_SCREENSHOTS")
-    if out:
-        page.wait_for_timeout(300)
-        page.screenshot(path=str(Path(out) / f"screenshot-{page.viewport_name}.png"), full_page=True)

@@ -1,15 +1,17 @@
-// The Cartographers scorer page: upload a photo → /v1/score; correct cells → /v1/score-map and
+// The Cartographers scorer page: upload a photo → /v1/read; correct cells → /v1/score-map and
 // /v1/validate. No framework, no build step: the state object below is drawn by the render*
 // functions after every change.
 
 const SIZE = 11;
 const ROWS = "ABCDEFGHIJK";
+const EDICTS = ["A", "B", "C", "D"];
 const BACK_NAMES = { "forest": "Forest", "farm-water": "Farm and water", "village": "Village", "placement": "Placement" };
 const TERRAIN_COLOURS = {
   empty: "transparent", forest: "#2f7a34", village: "#c0392b", farm: "#d4a017",
   water: "#1f5fa8", monster: "#8e44ad", mountain: "#4b2319", wasteland: "#666",
 };
-const DEFAULT_CARDS = ["sentinel-wood", "canal-lake", "wildholds", "borderlands"];
+/** Where the last edict cards and season are kept on this device. */
+const CHOICE_KEY = "cartographers.edicts";
 
 const state = {
   sides: {},        // name → layout from /v1/sides
@@ -24,12 +26,17 @@ const state = {
   picking: null,    // [r, c] of the cell whose terrain is being chosen
   photo: null,      // {url, size: [w, h]} of the uploaded photo
   zoomed: true,     // show the map's part of the photo, upright, not the whole photo
+  toCheck: [],      // [r, c] of the cells the reader was unsure of (drawable ones, row by row)
+  checked: new Set(), // keys of those the player has confirmed or corrected
+  walking: false,   // stepping through the cells to check
 };
 
 const $ = (id) => document.getElementById(id);
 const cellName = ([r, c]) => `${ROWS[r]}${c + 1}`;
 const key = ([r, c]) => `${r},${c}`;
 const svgNS = "http://www.w3.org/2000/svg";
+const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+const cardName = (slug) => state.cards[slug]?.name || slug;
 
 function el(tag, attrs = {}, ...children) {
   const node = tag.startsWith("svg:") ? document.createElementNS(svgNS, tag.slice(4)) : document.createElement(tag);
@@ -49,48 +56,129 @@ function icon(name, cls = "icon") {
   return svg;
 }
 
-function setStatus(text, kind = "") {
+/** The status line under the photo buttons; ``detail`` is a smaller line (e.g. the server's own words). */
+function setStatus(text, kind = "", detail = "") {
   const s = $("status");
   s.textContent = text;
   s.className = `status ${kind}`;
+  $("status-detail").textContent = detail;
+  $("status-detail").hidden = !detail;
 }
 
 // ---- talking to the service -------------------------------------------------------------------
 async function api(path, options = {}) {
-  const res = await fetch(path, options);
+  let res;
+  try {
+    res = await fetch(path, options);
+  } catch (e) {
+    if (e.name === "AbortError") throw e;
+    throw Object.assign(new Error("the scorer could not be reached"), { code: "network" });
+  }
   const body = await res.json().catch(() => ({ code: "bad-response", message: `HTTP ${res.status}` }));
-  if (!res.ok) throw Object.assign(new Error(body.message || `HTTP ${res.status}`), { code: body.code, status: res.status });
+  if (!res.ok) throw Object.assign(new Error(body.message || `HTTP ${res.status}`), body, { status: res.status });
   return body;
 }
 
 const postJson = (path, body, signal) =>
   api(path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body), signal });
 
+/** What to do after a failed upload, in a player's words, per error code of the service. */
+function photoTip(e) {
+  const small = /only (\d+)×(\d+) px/.exec(e.message || "");
+  if (e.code === "no-grid" && small) {
+    return `That photo is too small (${small[1]} × ${small[2]} pixels) to read a map: take the photo at the camera's `
+      + "full size, or choose the original photo rather than a thumbnail or screenshot.";
+  }
+  const tips = {
+    "no-grid": "No map grid found: photograph the whole sheet from above, flat, in even light, without glare, "
+      + "with the coin track in the frame.",
+    "unreadable-photo": "The map could not be read from this photo: retake it from straight above, with the sheet "
+      + "flat and filling most of the frame, in even light without glare.",
+    "wrong-side": "This photo shows the other side of the sheet: turn the sheet over, or photograph the side you played.",
+    "not-an-image": "That file is not a photo: choose a JPEG or PNG photo of your map sheet.",
+    "empty-file": "That file is empty: take the photo again, or choose another JPEG or PNG photo.",
+    "heic-unsupported": "This server cannot open HEIC photos (the iPhone's default format): set the camera to "
+      + "“Most Compatible”, or send the photo as a JPEG.",
+    "too-many-pixels": "That photo has more pixels than this server accepts: take it at a lower resolution "
+      + "(12 megapixels is plenty) or send a smaller copy.",
+    "too-large": "That photo file is too large for this server: take it at a lower resolution or send a smaller JPEG.",
+    "timeout": "Reading the photo took too long (the server may be busy): wait a moment and try again.",
+    "reader-unavailable": "This server cannot read photos at the moment: start from a blank sheet (Side A or Side B) "
+      + "and tap in your map instead.",
+    "internal-error": `Something went wrong on the server. Try again; if it happens again, report it with the code `
+      + `${e.error_id || "shown below"}.`,
+    "network": "The scorer could not be reached: check that this device is still connected to it, then try again.",
+  };
+  return tips[e.code] || "The photo could not be read. Try again with a sharp photo of the whole sheet, taken from "
+    + "above in even light.";
+}
+
+// ---- the edict cards: chosen by the player, remembered on this device -------------------------
 function chosenCards() {
-  return [...document.querySelectorAll("#card-pickers select")].map((s) => s.value);
+  return EDICTS.map((e) => $(`edict-${e}`)?.value || "");
+}
+
+/** Why there is no score for the chosen cards yet ("" when the four are chosen and differ). */
+function cardProblem() {
+  const cards = chosenCards();
+  const missing = EDICTS.filter((_, i) => !cards[i]);
+  if (missing.length === 4) return "Choose the four edict cards to see the score.";
+  if (missing.length) {
+    return `Choose the four edict cards to see the score (edict${missing.length > 1 ? "s" : ""} ${missing.join(", ")} still to choose).`;
+  }
+  const twice = cards.find((c, i) => cards.indexOf(c) !== i);
+  if (twice) return `${cardName(twice)} is chosen twice: each edict has its own card.`;
+  return "";
+}
+
+function saveChoice() {
+  try {
+    localStorage.setItem(CHOICE_KEY, JSON.stringify({ cards: chosenCards(), season: $("season").value }));
+  } catch { /* storage off (private browsing): nothing is remembered */ }
+}
+
+function restoreChoice() {
+  let saved = null;
+  try {
+    saved = JSON.parse(localStorage.getItem(CHOICE_KEY) || "null");
+  } catch { return; }
+  if (!saved || typeof saved !== "object") return;
+  (Array.isArray(saved.cards) ? saved.cards : []).slice(0, 4).forEach((slug, i) => {
+    if (state.cards[slug]) $(`edict-${EDICTS[i]}`).value = slug;
+  });
+  if ([...$("season").options].some((o) => o.value === saved.season)) $("season").value = saved.season;
 }
 
 let scoring = null; // AbortController of the score request in flight
 let checking = null; // AbortController of the legality check in flight
 let scoreSeq = 0;
+let uploadSeq = 0;
 
 // The score comes back in milliseconds and is drawn at once; the legality check can take a few
-// seconds and is drawn when it arrives.
+// seconds and is drawn when it arrives. No score is asked for until the four edict cards are chosen.
 async function rescore({ legality = true } = {}) {
-  if (!state.sheet) return;
+  if (!state.sheet) { renderAll(); return; }
   scoring?.abort();
-  scoring = new AbortController();
   const seq = ++scoreSeq;
-  const season = $("season").value || null;
   if (legality) checkLegality();
+  if (cardProblem()) {
+    state.report = null;
+    state.selected = null;
+    document.body.classList.remove("busy");
+    renderAll();
+    return;
+  }
+  scoring = new AbortController();
+  const season = $("season").value || null;
   document.body.classList.add("busy");
+  renderScore();
   try {
     const report = await postJson("/v1/score-map", { sheet: state.sheet, cards: chosenCards(), season }, scoring.signal);
     if (seq !== scoreSeq) return;
     state.report = report;
     renderAll();
   } catch (e) {
-    if (e.name !== "AbortError") setStatus(e.message, "error");
+    if (e.name !== "AbortError") setStatus(`The score could not be worked out: ${e.message}`, "error");
   } finally {
     if (seq === scoreSeq) document.body.classList.remove("busy");
   }
@@ -105,54 +193,68 @@ async function checkLegality() {
     state.verdict = await postJson("/v1/validate", { sheet: state.sheet }, mine.signal);
   } catch (e) {
     if (e.name === "AbortError") return;
-    state.verdict = { unavailable: e.message };
+    state.verdict = { unavailable: e.code === "validator-unavailable" ? "the legality check is not installed on this server" : e.message };
   }
   if (checking === mine) renderVerdict();
 }
 
+/** Forget the sheet on screen (map, score, photo, verdict): a new one is on its way, or none. */
+function clearResult() {
+  scoring?.abort();
+  checking?.abort();
+  scoreSeq++;
+  if (state.picking) closePicker();
+  Object.assign(state, { sheet: null, reading: null, report: null, verdict: null, selected: null, toCheck: [],
+    checked: new Set(), walking: false });
+  if (state.photo) URL.revokeObjectURL(state.photo.url);
+  state.photo = null;
+  renderAll();
+}
+
 async function uploadPhoto(file) {
   if (!file) return;
-  setStatus(`Reading ${file.name || "the photo"}…`, "busy");
-  document.body.classList.add("busy");
+  const mine = ++uploadSeq;
+  clearResult();
+  setStatus(`Reading ${file.name || "the photo"}… this takes a few seconds.`, "busy");
+  document.body.classList.add("busy", "reading");
   const form = new FormData();
   form.append("photo", file);
-  form.append("cards", chosenCards().join(","));
-  const season = $("season").value;
-  if (season) form.append("season", season);
   try {
-    const result = await api("/v1/score", { method: "POST", body: form });
-    state.reading = result.reading;
-    state.sheet = { side: result.reading.side, cells: result.reading.cells.map((row) => [...row]), coins: result.reading.coins };
-    state.report = result.score;
-    state.verdict = result.legality ?? { unavailable: "the legality check is not installed on this server" };
-    state.selected = null;
-    if (state.photo) URL.revokeObjectURL(state.photo.url);
+    const reading = await api("/v1/read", { method: "POST", body: form });
+    if (mine !== uploadSeq) return;
     const url = URL.createObjectURL(file);
-    state.photo = { url, size: result.reading.photo_size || await naturalSize(url) };
-    const unsure = result.reading.low_confidence_cells?.length ?? 0;
-    const coinsUnsure = result.reading.coin_confidence < 0.8 ? " Check the coin count too." : "";
-    const warnings = coinsUnsure + (result.reading.warnings || []).map((w) => ` Note: ${w}.`).join("");
-    setStatus(`Read side ${state.sheet.side}. ${unsure ? `${unsure} cell${unsure > 1 ? "s" : ""} to check (outlined in red).`
-      : "Check the map against your sheet; tap a cell to correct it."}${warnings}`, "ok");
-    renderAll();
+    state.photo = { url, size: reading.photo_size || await naturalSize(url) };
+    state.reading = reading;
+    state.sheet = { side: reading.side, cells: reading.cells.map((row) => [...row]), coins: reading.coins };
+    const layout = state.sides[reading.side];
+    const printed = new Set([...(layout?.mountains || []), ...(layout?.wasteland || [])].map(key));
+    state.toCheck = (reading.low_confidence_cells || []).filter((c) => !printed.has(key(c)))
+      .sort(([r1, c1], [r2, c2]) => r1 - r2 || c1 - c2);
+    const unsure = state.toCheck.length;
+    const coinsUnsure = reading.coin_confidence < 0.8 ? " Check the coin count too." : "";
+    const notes = (reading.warnings || []).filter((w) => !/cells? to check:/.test(w)).map((w) => ` Note: ${w}.`).join("");
+    setStatus(`Read side ${state.sheet.side}. ${unsure ? `${plural(unsure, "cell")} to check, marked in red on the map.`
+      : "Check the map against your sheet; tap a cell to correct it."}${coinsUnsure}${notes}`, "ok");
+    rescore();
   } catch (e) {
-    setStatus(`Could not read that photo: ${e.message}`, "error");
+    if (mine !== uploadSeq) return;
+    const detail = e.message && e.code !== "network" ? `Details: ${e.message.replace(/\.$/, "")}.` : "";
+    setStatus(photoTip(e), "error", detail);
   } finally {
-    document.body.classList.remove("busy");
+    if (mine === uploadSeq) document.body.classList.remove("busy", "reading");
   }
 }
 
 function startBlank(side) {
+  uploadSeq++; // a photo still being read is no longer wanted
+  document.body.classList.remove("reading");
+  clearResult();
   const layout = state.sides[side];
   const special = (list) => new Set(list.map(key));
   const mountains = special(layout.mountains), waste = special(layout.wasteland);
   const cells = [...Array(SIZE)].map((_, r) => [...Array(SIZE)].map((_, c) =>
     mountains.has(key([r, c])) ? "mountain" : waste.has(key([r, c])) ? "wasteland" : "empty"));
   state.sheet = { side, cells, coins: 0 };
-  state.reading = null;
-  state.selected = null;
-  if (state.photo) URL.revokeObjectURL(state.photo.url);
-  state.photo = null;
   setStatus(`Blank side ${side}: tap cells to draw your map.`, "ok");
   rescore();
 }
@@ -165,12 +267,17 @@ function highlighted() {
   return new Set((r.evidence[state.selected] || []).flatMap((e) => e.cells.map(key)));
 }
 
+/** The cells still to check: unsure, and neither confirmed nor corrected yet. */
+function remaining() {
+  return state.toCheck.filter((c) => !state.checked.has(key(c)));
+}
+
 function renderMap() {
   const { side, cells } = state.sheet;
   const layout = state.sides[side];
   const ruins = new Set(layout.ruins.map(key));
   const lit = highlighted();
-  const unsure = new Set((state.reading?.low_confidence_cells || []).map(key));
+  const unsure = new Set(remaining().map(key));
   const edited = state.reading ? state.reading.cells : null;
   const map = $("map");
   map.replaceChildren();
@@ -187,7 +294,7 @@ function renderMap() {
       const classes = ["cell", `t-${t}`, lit.has(k) && "lit", unsure.has(k) && "unsure",
         edited && edited[r][c] !== t && "edited", state.picking && key(state.picking) === k && "picking"];
       const label = `${cellName([r, c])}: ${t}${ruins.has(k) ? ", ruins" : ""}${fixed ? " (printed)" : ""}`
-        + `${unsure.has(k) ? ", reader unsure" : ""}${lit.has(k) ? ", scores for the selected row" : ""}`;
+        + `${unsure.has(k) ? ", to check: the reader was unsure" : ""}${lit.has(k) ? ", scores for the selected row" : ""}`;
       const button = el("button", {
         type: "button", role: "gridcell", class: classes.filter(Boolean).join(" "), "aria-label": label,
         "data-r": r, "data-c": c, "data-terrain": t, disabled: fixed,
@@ -200,6 +307,23 @@ function renderMap() {
   }
   $("map-side").textContent = `side ${side} · ${layout.title}`;
   $("coins").value = state.sheet.coins;
+  renderCheckBar();
+}
+
+/** The "Check N cells" bar above the map: how many unsure cells are left, and the walkthrough's start. */
+function renderCheckBar() {
+  const total = state.toCheck.length;
+  const left = remaining().length;
+  const bar = $("check-bar");
+  bar.hidden = !state.sheet || !total;
+  if (bar.hidden) return;
+  bar.classList.toggle("done", left === 0);
+  $("check-count").textContent = left;
+  $("check-text").textContent = left === 0 ? `All ${plural(total, "unsure cell")} checked.`
+    : state.walking ? `Checking: ${plural(left, "cell")} left.`
+      : `The reader was unsure of ${plural(left, "cell")}, marked in red.`;
+  $("check-cells").hidden = left === 0 || state.walking;
+  $("check-cells").textContent = `Check ${plural(left, "cell")}`;
 }
 
 function naturalSize(url) {
@@ -222,11 +346,12 @@ function uprightTransform([tl, tr, , bl]) {
 
 function renderOverlay() {
   const reading = state.reading;
-  $("photo-panel").hidden = !reading;
-  document.body.classList.toggle("has-photo", !!reading);
+  const shown = !!(reading && state.photo && reading.cell_outlines?.length);
+  $("photo-panel").hidden = !shown;
+  document.body.classList.toggle("has-photo", shown);
   const svg = $("overlay");
   svg.replaceChildren();
-  if (!reading || !state.photo || !reading.cell_outlines?.length) return;
+  if (!shown) return;
   const [w, h] = state.photo.size;
   const corners = reading.grid_corners || [];
   const upright = state.zoomed && corners.length === 4;
@@ -239,13 +364,14 @@ function renderOverlay() {
   $("zoom").textContent = state.zoomed ? "Show the whole photo" : "Close-up, map upright";
   $("zoom").setAttribute("aria-pressed", state.zoomed ? "true" : "false");
   const lit = highlighted();
-  const unsure = new Set((reading.low_confidence_cells || []).map(key));
+  const unsure = new Set(remaining().map(key));
+  const picking = state.picking ? key(state.picking) : null;
   reading.cell_outlines.forEach((row, r) => row.forEach((quad, c) => {
     const t = state.sheet.cells[r][c];
     const k = key([r, c]);
     const poly = el("svg:polygon", {
       points: quad.map(([x, y]) => `${x},${y}`).join(" "),
-      class: ["cell-outline", lit.has(k) && "lit", unsure.has(k) && "unsure"].filter(Boolean).join(" "),
+      class: ["cell-outline", lit.has(k) && "lit", unsure.has(k) && "unsure", picking === k && "picking"].filter(Boolean).join(" "),
       fill: TERRAIN_COLOURS[t], "data-r": r, "data-c": c,
       onclick: () => { if (t !== "mountain" && t !== "wasteland") openPicker([r, c]); },
     });
@@ -265,12 +391,13 @@ function renderOverlay() {
 function renderCardPickers() {
   const box = $("card-pickers");
   if (box.childElementCount) return;
-  ["A", "B", "C", "D"].forEach((edict, i) => {
-    const select = el("select", { id: `edict-${edict}`, onchange: () => rescore({ legality: false }) });
+  EDICTS.forEach((edict) => {
+    const select = el("select", { id: `edict-${edict}`, onchange: () => { saveChoice(); rescore({ legality: false }); } });
+    select.append(el("option", { value: "", text: "choose a card", disabled: true, selected: true }));
     for (const back of state.backs) {
       const group = el("optgroup", { label: BACK_NAMES[back] || back });
       for (const card of Object.values(state.cards).filter((c) => c.back === back)) {
-        group.append(el("option", { value: card.slug, text: card.name, selected: card.slug === DEFAULT_CARDS[i] }));
+        group.append(el("option", { value: card.slug, text: card.name }));
       }
       select.append(group);
     }
@@ -293,13 +420,24 @@ function scoreRow(slug, { edict, stars, counts, label, cls = "" }) {
 
 function renderScore() {
   const r = state.report;
+  const problem = cardProblem();
+  const waiting = problem || (!state.sheet ? "The score appears here once your sheet is read."
+    : !r ? "Scoring…" : "");
+  $("score-needs").textContent = waiting;
+  $("score-needs").hidden = !waiting;
+  $("score-needs").classList.toggle("todo", !!problem);
+  $("score-table").hidden = !!waiting;
+  $("score-hint").hidden = !!waiting;
   const rows = $("score-rows");
   rows.replaceChildren();
-  if (!r) return;
+  $("total").textContent = "–";
+  $("evidence").replaceChildren();
+  $("warnings").textContent = "";
+  if (waiting) return;
   const season = r.seasons?.length === 1 ? r.seasons[0] : null;
   const scoring = new Set(season ? season.edicts.map((e) => e.card) : Object.keys(r.cards));
   for (const [edict, slug] of Object.entries(r.edicts || {})) {
-    rows.append(scoreRow(slug, { edict, stars: r.cards[slug], counts: scoring.has(slug), label: state.cards[slug]?.name || slug }));
+    rows.append(scoreRow(slug, { edict, stars: r.cards[slug], counts: scoring.has(slug), label: cardName(slug) }));
   }
   rows.append(el("tr", { class: "plain" }, el("td"), el("th", { scope: "row", text: "Coins" }), el("td", { class: "num", text: `+${r.coins}` })));
   rows.append(scoreRow("monsters", { edict: "", stars: r.monster_penalty ? `−${r.monster_penalty}` : "0", counts: true, label: "Monster penalty", cls: "monsters" }));
@@ -307,12 +445,11 @@ function renderScore() {
   $("total").textContent = r.total;
 
   const ev = $("evidence");
-  ev.replaceChildren();
   if (state.selected) {
     const items = state.selected === "monsters"
       ? r.monster_cells.map((c) => ({ cells: [c], stars: -1, note: "empty cell beside a monster" }))
       : r.evidence[state.selected] || [];
-    const title = state.selected === "monsters" ? "Monster penalty" : state.cards[state.selected]?.name;
+    const title = state.selected === "monsters" ? "Monster penalty" : cardName(state.selected);
     const rule = state.selected === "monsters" ? "−1 star per empty cell beside a monster." : state.cards[state.selected]?.rule;
     ev.append(el("h3", { text: title }), el("p", { class: "rule", text: rule }));
     const list = el("ul");
@@ -355,20 +492,35 @@ function renderVerdict() {
 
 function renderAll() {
   const ready = !!state.sheet;
+  document.body.classList.toggle("has-sheet", ready);
   $("map-panel").hidden = !ready;
-  $("score-panel").hidden = !ready;
-  if (!ready) return;
-  renderMap();
+  if (ready) renderMap();
+  else { $("map").replaceChildren(); renderCheckBar(); }
   renderOverlay();
   renderScore();
   renderVerdict();
 }
 
-// ---- correcting a cell ------------------------------------------------------------------------
+// ---- correcting a cell, and checking the unsure ones in turn -----------------------------------
+/** A close-up of one cell in the photo, upright, for the picker (null without a photo grid). */
+function photoCloseUp([r, c]) {
+  const corners = state.reading?.grid_corners || [];
+  if (!state.photo || corners.length !== 4) return null;
+  const u = 1000 / SIZE, pad = 0.7 * u;
+  const svg = el("svg:svg", { class: "closeup", viewBox: `${c * u - pad} ${r * u - pad} ${u + 2 * pad} ${u + 2 * pad}`,
+    role: "img", "aria-label": `${cellName([r, c])} in your photo` });
+  const layer = el("svg:g", { transform: `matrix(${uprightTransform(corners).join(" ")})` });
+  const [w, h] = state.photo.size;
+  layer.append(el("svg:image", { href: state.photo.url, x: 0, y: 0, width: w, height: h }));
+  svg.append(layer, el("svg:rect", { x: c * u, y: r * u, width: u, height: u, class: "closeup-cell" }));
+  return svg;
+}
+
 function openPicker(cell) {
   state.picking = cell;
   const [r, c] = cell;
   const current = state.sheet.cells[r][c];
+  const unsure = remaining().some((x) => key(x) === key(cell));
   const options = $("picker-options");
   options.replaceChildren();
   for (const t of ["empty", ...state.drawable]) {
@@ -378,29 +530,65 @@ function openPicker(cell) {
       onclick: () => setCell(cell, t),
     }, icon(`t-${t}`), el("span", { text: t })));
   }
-  options.append(el("button", { type: "button", class: "pick cancel", "aria-label": "Cancel", onclick: closePicker, text: "✕" }));
-  $("picker-title").textContent = `${cellName(cell)} is ${current}. Change to:`;
+  if (!state.walking) options.append(el("button", { type: "button", class: "pick cancel", "aria-label": "Cancel", onclick: closePicker, text: "✕" }));
+  const left = remaining().length;
+  $("picker-title").textContent = state.walking
+    ? `${cellName(cell)}: read as ${current}. If your sheet shows something else, tap it:`
+    : unsure ? `${cellName(cell)} is ${current} (the reader was unsure). Tap the terrain on your sheet:`
+      : `${cellName(cell)} is ${current}. Change to:`;
+  $("picker-count").hidden = !state.walking;
+  $("picker-count").textContent = `${plural(left, "cell")} left to check`;
+  $("picker-walk").hidden = !state.walking;
+  const closeUp = photoCloseUp(cell);
+  $("picker-photo").replaceChildren(...(closeUp ? [closeUp] : []));
+  $("picker-photo").hidden = !closeUp;
   $("picker").hidden = false;
   renderMap();
-  options.querySelector(".current")?.focus();
+  renderOverlay();
+  const mapCell = document.querySelector(`#map .cell[data-r="${r}"][data-c="${c}"]`);
+  if (state.walking) mapCell?.scrollIntoView({ block: "center", inline: "nearest" });
+  (state.walking ? $("picker-next") : options.querySelector(".current"))?.focus({ preventScroll: true });
 }
 
 function closePicker() {
   const was = state.picking;
   state.picking = null;
+  state.walking = false;
   $("picker").hidden = true;
-  if (state.sheet) renderMap();
-  if (was) document.querySelector(`#map .cell[data-r="${was[0]}"][data-c="${was[1]}"]`)?.focus();
+  if (state.sheet) { renderMap(); renderOverlay(); }
+  if (was) document.querySelector(`#map .cell[data-r="${was[0]}"][data-c="${was[1]}"]`)?.focus({ preventScroll: true });
 }
 
-function setCell([r, c], terrain) {
+function startWalk() {
+  const first = remaining()[0];
+  if (!first) return;
+  state.walking = true;
+  openPicker(first);
+}
+
+/** After a cell of the walkthrough is confirmed or corrected: the next unsure cell, or the end. */
+function walkOn(from) {
+  const left = remaining();
+  const next = left.find(([r, c]) => r > from[0] || (r === from[0] && c > from[1])) || left[0];
+  if (next) { openPicker(next); return; }
+  closePicker();
+  setStatus(`All ${plural(state.toCheck.length, "unsure cell")} checked. Check the coins, then the score.`, "ok");
+  $("check-text").focus({ preventScroll: true });
+}
+
+function confirmCell(cell) {
+  state.checked.add(key(cell));
+}
+
+function setCell(cell, terrain) {
+  const [r, c] = cell;
   const changed = state.sheet.cells[r][c] !== terrain;
   state.sheet.cells[r][c] = terrain;
-  closePicker();
-  if (changed) {
-    setStatus(`${cellName([r, c])} set to ${terrain}.`, "ok");
-    rescore();
-  }
+  confirmCell(cell);
+  if (changed) setStatus(`${cellName(cell)} set to ${terrain}.`, "ok");
+  if (state.walking) walkOn(cell);
+  else closePicker();
+  if (changed) rescore();
 }
 
 function setCoins(n) {
@@ -422,15 +610,22 @@ async function init() {
     return;
   }
   renderCardPickers();
-  for (const id of ["camera", "photo"]) $(id).addEventListener("change", (e) => uploadPhoto(e.target.files[0]));
+  restoreChoice();
+  for (const id of ["camera", "photo"]) {
+    $(id).addEventListener("change", (e) => { uploadPhoto(e.target.files[0]); e.target.value = ""; });
+  }
   $("zoom").addEventListener("click", () => { state.zoomed = !state.zoomed; renderOverlay(); });
   $("blank-a").addEventListener("click", () => startBlank("A"));
   $("blank-b").addEventListener("click", () => startBlank("B"));
-  $("season").addEventListener("change", () => rescore({ legality: false }));
+  $("season").addEventListener("change", () => { saveChoice(); rescore({ legality: false }); });
   $("coins").addEventListener("change", (e) => setCoins(Number(e.target.value)));
   $("coins-minus").addEventListener("click", () => setCoins((state.sheet?.coins ?? 0) - 1));
   $("coins-plus").addEventListener("click", () => setCoins((state.sheet?.coins ?? 0) + 1));
+  $("check-cells").addEventListener("click", startWalk);
+  $("picker-next").addEventListener("click", () => { const cell = state.picking; confirmCell(cell); walkOn(cell); });
+  $("picker-done").addEventListener("click", closePicker);
   document.addEventListener("keydown", (e) => { if (e.key === "Escape" && state.picking) closePicker(); });
+  renderAll();
   document.body.classList.add("ready");
 }
 

@@ -2,7 +2,10 @@
 // Talks only to /v1/games and /v1/cards on this server.
 
 const $ = (id) => document.getElementById(id);
-const state = { game: null, cards: [] };
+const state = { game: null, cards: [], backs: [] };
+const BACK_NAMES = { "forest": "Forest", "farm-water": "Farm and water", "village": "Village", "placement": "Placement" };
+/** A card's printed name (the API speaks in slugs). */
+const cardName = (slug) => state.cards.find((c) => c.slug === slug)?.name || slug;
 
 async function api(path, options = {}) {
   const r = await fetch(path, options);
@@ -16,10 +19,12 @@ function say(el, text, kind = "") {
   el.className = `status ${kind}`;
 }
 
+// Any card can lie under any edict (one of each back in a real game): every select offers all
+// sixteen, grouped by back, and starts on "choose a card".
 function cardPickers() {
   const box = $("card-pickers");
-  const backs = [...new Set(state.cards.map((c) => c.back))];
-  ["A", "B", "C", "D"].forEach((edict, i) => {
+  const backs = state.backs.length ? state.backs : [...new Set(state.cards.map((c) => c.back))];
+  ["A", "B", "C", "D"].forEach((edict) => {
     const wrap = document.createElement("div");
     wrap.className = "card-picker";
     const label = document.createElement("label");
@@ -27,8 +32,15 @@ function cardPickers() {
     label.textContent = `Edict ${edict}`;
     const select = document.createElement("select");
     select.id = `edict-${edict}`;
-    for (const c of state.cards.filter((c) => c.back === backs[i % backs.length])) {
-      select.append(new Option(c.name, c.slug));
+    select.required = true;
+    const placeholder = new Option("choose a card", "", true, true);
+    placeholder.disabled = true;
+    select.append(placeholder);
+    for (const back of backs) {
+      const group = document.createElement("optgroup");
+      group.label = BACK_NAMES[back] || back;
+      for (const c of state.cards.filter((c) => c.back === back)) group.append(new Option(c.name, c.slug));
+      select.append(group);
     }
     wrap.append(label, select);
     box.append(wrap);
@@ -49,7 +61,8 @@ async function openGame(id) {
   $("player").replaceChildren(...state.game.players.map((p) => new Option(`${p.seat + 1}. ${p.name}`, p.name)));
   $("upload-panel").hidden = false;
   $("standings-panel").hidden = false;
-  say($("status"), `Game ${state.game.id}: edicts ${Object.entries(state.game.edicts).map(([e, c]) => `${e} ${c}`).join(", ")}`, "ok");
+  say($("status"), `${state.game.name || `Game ${state.game.id}`}: edicts ${Object.entries(state.game.edicts)
+    .map(([e, c]) => `${e} ${cardName(c)}`).join(", ")}`, "ok");
   await showStandings();
 }
 
@@ -101,11 +114,13 @@ async function upload(file) {
     const r = await api(`/v1/games/${state.game.id}/players/${encodeURIComponent(player)}/seasons/${season}`,
       { method: "POST", body: form });
     const s = r.score;
-    say($("upload-status"), `${player}, ${season}: ${s.total} (${s.edicts.map((e) => `${e.card} ${e.stars}`).join(" + ")}` +
-      ` + ${s.coins} coins − ${s.monster_penalty} monsters); legality ${r.checks.legality.verdict}`, "ok");
+    const legal = { legal: "it can come from a real game", illegal: "it breaks the rules",
+      "cannot-tell": "cannot tell whether it breaks the rules", unchecked: "not checked against the rules" };
+    say($("upload-status"), `${player}, ${season}: ${s.total} stars (${s.edicts.map((e) => `${cardName(e.card)} ${e.stars}`).join(" + ")}` +
+      ` + ${s.coins} coins − ${s.monster_penalty} for monsters); ${legal[r.checks.legality.verdict] || r.checks.legality.verdict}.`, "ok");
     await showStandings();
   } catch (e) {
-    say($("upload-status"), `${e.code || "error"}: ${e.message}`, "error");
+    say($("upload-status"), e.message || "The sheet could not be stored.", "error");
     for (const reason of e.reasons || []) $("upload-reasons").append(cell("li", reason.message));
   }
 }
@@ -122,23 +137,24 @@ async function create(event) {
     await listGames(game.id);
     await openGame(game.id);
   } catch (e) {
-    say($("status"), `${e.code || "error"}: ${e.message}`, "error");
+    say($("status"), e.message || "The game could not be created.", "error");
   }
 }
 
 async function start() {
   try {
-    state.cards = (await api("/v1/cards")).cards;
+    ({ cards: state.cards, backs: state.backs } = await api("/v1/cards"));
     cardPickers();
     const id = new URLSearchParams(location.search).get("id");
     await listGames(id);
     if (id) await openGame(id);
   } catch (e) {
-    say($("status"), `${e.code || "error"}: ${e.message}`, "error");
+    say($("status"), e.message || "The service is not answering.", "error");
   }
   $("create").addEventListener("submit", create);
   $("open").addEventListener("click", () => openGame($("open-id").value).catch((e) => say($("status"), e.message, "error")));
   $("sheet-file").addEventListener("change", (ev) => { if (ev.target.files[0]) upload(ev.target.files[0]); ev.target.value = ""; });
+  document.body.classList.add("ready");
 }
 
 start();
