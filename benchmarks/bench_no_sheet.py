@@ -2,7 +2,7 @@
 
     python benchmarks/bench_no_sheet.py [--megapixels 12] [--runs 3] [--dir /tmp/cartographers-bench-no-sheet]
 
-Issue 5 asks that a photo with no sheet answers "no map grid found" with exit status 2 within 2 s.
+Target: a photo with no sheet answers "no map grid found" with exit status 2 within 2 s.
 This script makes one photo of every table background the generator draws
 (``vision.synth.backgrounds.BACKGROUNDS``: wood, cloth, plain and cluttered tables, newspaper) at
 ``--megapixels`` with no sheet on it, once, into ``--dir`` (kept for reruns; never in the repository),

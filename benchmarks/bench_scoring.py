@@ -2,7 +2,7 @@
 
     python benchmarks/bench_scoring.py [--n 10000] [--seed 1]
 
-Prints the median, p95 and mean time per sheet (target: median ≤ 0.5 ms, issue 2).
+Prints the median, p95 and mean time per sheet (target: median ≤ 0.5 ms).
 Sheets are built before timing; each timing covers ``Board(sheet)`` + 16 cards + penalty.
 """
 
