@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from dataclasses import replace
 
@@ -131,3 +132,25 @@ def test_a_jittered_grid_is_off_like_a_found_grid_smoothly_and_within_bounds() -
     step = np.array([np.abs(np.diff(o, axis=1)).max() for o in offs])
     assert step.max() < 0.12
     assert not np.allclose(offs[0], offs[1])
+
+
+def test_the_quick_recipe_runs_every_stage_from_the_command_line(tmp_path, capsys) -> None:
+    """``cartographers train --quick --out DIR``: the whole recipe, small; the shipped model untouched."""
+    from api.cli import main
+    from vision.classify import MODEL_FILE
+
+    before = MODEL_FILE.stat().st_mtime_ns if MODEL_FILE.exists() else None
+    assert main(["train", "--quick", "--seed", "3", "--out", str(tmp_path / "m")]) == 0
+    figures = json.loads(capsys.readouterr().out)
+    assert figures["training"]["photos_generated"] == 24 and "cell_accuracy" in figures["validation"]
+    loaded = load_model(tmp_path / "m" / "reader.npz", tmp_path / "m" / "reader.json")
+    assert loaded.meta["command"] == "cartographers train --quick --seed 3"
+    assert len(loaded.shape) == 2 and len(loaded.trees) == 2 and loaded.context is not None
+    assert (MODEL_FILE.stat().st_mtime_ns if MODEL_FILE.exists() else None) == before
+
+
+def test_quick_without_out_is_refused(capsys) -> None:
+    from api.cli import main
+
+    assert main(["train", "--quick"]) == 2
+    assert "--out" in capsys.readouterr().err

@@ -71,15 +71,26 @@ def peak_memory_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def _generate(args: tuple[int, str]) -> str:
+def art_family_of(seed: int, mixed: bool) -> str:
+    """The printed-art family of benchmark photo ``seed``: our look-alike, or every family in turn when ``mixed``.
+
+    >>> [art_family_of(s, True) for s in range(5)], art_family_of(3, False)
+    (['lookalike', 'line-art', 'engraved', 'woodcut', 'lookalike'], 'lookalike')
+    """
+    from vision.synth.art import ART_FAMILIES
+
+    return ART_FAMILIES[seed % len(ART_FAMILIES)] if mixed else "lookalike"
+
+
+def _generate(args: tuple[int, str, bool]) -> str:
     """Generate one benchmark photo into ``folder``; returns the JPEG path."""
     import cv2
 
     cv2.setNumThreads(1)
     from vision.synth import make_photo
 
-    seed, folder = args
-    photo = make_photo(seed)
+    seed, folder, mixed = args
+    photo = make_photo(seed, art_family=art_family_of(seed, mixed))
     path = Path(folder) / f"{seed}.jpg"
     path.write_bytes(photo.jpeg)
     truth = dict(photo.truth)
@@ -121,7 +132,8 @@ def _read_one(path: str) -> dict:
            "background_family": truth["background_family"], "conditions": condition_tags(truth["conditions"]),
            "megapixels": truth["width"] * truth["height"] / 1e6, "seconds": seconds, "error": error,
            "peak_mb": peak_memory_mb(), "true_side": true_sheet.side,
-           "true_coins": true_sheet.coins, "printing": truth.get("printing", "ours")}
+           "true_coins": true_sheet.coins, "printing": truth.get("printing", "ours"),
+           "art_family": truth.get("art_family", "lookalike")}
     if reading is None:
         return out
     out["side"] = reading.side
@@ -213,16 +225,18 @@ def _one_core_probe(paths: list[str]) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def generate_photos(seeds: list[int], folder: str, workers: int = 2) -> list[str]:
-    """Benchmark photos (JPEG + truth JSON) in ``folder``, reusing any already there."""
-    todo = [(s, folder) for s in seeds if not (Path(folder) / f"{s}.json").exists()]
+def generate_photos(seeds: list[int], folder: str, workers: int = 2, art_families: bool = False) -> list[str]:
+    """Benchmark photos (JPEG + truth JSON) in ``folder``, reusing any already there; ``art_families``
+    prints them in every art family in turn (:func:`art_family_of`), else in our look-alike."""
+    todo = [(s, folder, art_families) for s in seeds if not (Path(folder) / f"{s}.json").exists()]
     if todo:
         with get_context("spawn").Pool(workers) as pool:
             pool.map(_generate, todo, chunksize=2)
     return [str(Path(folder) / f"{s}.jpg") for s in seeds]
 
 
-def run_benchmark(n: int, seed: int, workers: int = 2, log=print, photo_dir: str | None = None) -> dict:
+def run_benchmark(n: int, seed: int, workers: int = 2, log=print, photo_dir: str | None = None,
+                  art_families: bool = False) -> dict:
     """Generate, read and tally ``n`` photos; returns every figure as a dict.
 
     ``photo_dir`` keeps the generated photos (and reuses them on the next run); by default they
@@ -233,12 +247,14 @@ def run_benchmark(n: int, seed: int, workers: int = 2, log=print, photo_dir: str
     meta = default_model().meta
     held_style = meta.get("config", {}).get("holdout_style_family")
     held_bg = meta.get("config", {}).get("holdout_background_family")
+    held_art = meta.get("config", {}).get("holdout_art_family")
+    trained_art = meta.get("config", {}).get("art_share", 0) > 0
     seeds = [BENCH_SEED_BASE + 100_000 * seed + i for i in range(n)]
     with tempfile.TemporaryDirectory(prefix="bench-vision-") as tmp:
         folder = photo_dir or tmp
         Path(folder).mkdir(parents=True, exist_ok=True)
         t0 = time.time()
-        paths = generate_photos(seeds, folder, workers)
+        paths = generate_photos(seeds, folder, workers, art_families)
         ctx = get_context("spawn")
         log(f"generated {n} photos in {time.time() - t0:.0f} s")
         t0 = time.perf_counter()
@@ -262,6 +278,11 @@ def run_benchmark(n: int, seed: int, workers: int = 2, log=print, photo_dir: str
         groups["style"][r["style"]].add(r)
         groups["style family"][r["style_family"]].add(r)
         groups["background family"][r["background_family"]].add(r)
+        if art_families:
+            art = r["art_family"]
+            seen = "our look-alike" if art == "lookalike" else ("held out of training" if art == held_art or not trained_art
+                                                              else "seen in training")
+            groups["art family"][f"{art} ({seen})"].add(r)
         for tag in r["conditions"]:
             groups["condition"][tag].add(r)
         held = []
@@ -278,7 +299,8 @@ def run_benchmark(n: int, seed: int, workers: int = 2, log=print, photo_dir: str
     secs = np.array([r["seconds"] for r in results])
     return {
         "n": n, "seed": seed, "seed_range": [seeds[0], seeds[-1]], "workers": workers,
-        "held_out": {"style_family": held_style, "background_family": held_bg},
+        "held_out": {"style_family": held_style, "background_family": held_bg, "art_family": held_art},
+        "art_families": art_families,
         "groups": {g: {k: t.row() for k, t in sorted(v.items())} for g, v in groups.items()},
         "per_class_recall": recall,
         "confusion": {t: {p: confusion[t][p] for p in classes} for t in classes},
@@ -303,7 +325,7 @@ def format_table(res: dict) -> str:
              f"background family {res['held_out']['background_family']}", ""]
     lines.append("| group | " + " | ".join(cols) + " |")
     lines.append("|---" * (len(cols) + 1) + "|")
-    for g in ("all", "holdout", "style family", "background family", "style", "condition"):
+    for g in ("all", "holdout", "art family", "style family", "background family", "style", "condition"):
         for k, row in res["groups"].get(g, {}).items():
             cells = [str(row[c]) if c in ("photos", "shifted", "locally_off") else f"{row[c]:.4f}" if c == "cell_accuracy"
                      else f"{row[c]:.3f}" for c in cols]

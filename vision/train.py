@@ -30,13 +30,14 @@ import warnings
 from collections import Counter
 from dataclasses import asdict, dataclass, replace
 from multiprocessing import get_context
+from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
 
 from scoring.sheet import Sheet
-from vision.classify import (CELL_CLASSES, ReaderModel, context_inputs, context_scale, full_proba, mix_context,
-                             save_model, second_round_inputs, sheet_side)
+from vision.classify import (CELL_CLASSES, META_FILE, MODEL_FILE, ReaderModel, context_inputs, context_scale, full_proba,
+                             mix_context, save_model, second_round_inputs, sheet_side)
 from vision.coins import coin_training_features
 from vision.features import CELL_FEATURE_NAMES, cell_features, paper_ring
 from vision.grid import PX, GridFit, cell_side_px, homography_from_intersections, sample_cells
@@ -62,9 +63,13 @@ class TrainConfig:
     photos: int = 2600
     holdout_style_family: str = "marker"
     holdout_background_family: str = "cloth"
+    # Printed-art families (vision.synth.art): this share of the photos shows a family other than our look-alike,
+    # drawn uniformly among those not held out, so the reader learns the layout and the marks, not one printing
+    art_share: float = 0.5
+    holdout_art_family: str = "woodcut"
     max_megapixels: float = 2.5  # features are taken on the rectified sheet; bigger photos add time only
     # Photos that get a lamp's glare (0: none, as shipped). The generator gives glare only to the held-out
-    # marker family (laminated sheets, sheet-reference.md), so the model never sees a hotspot. 10 % read
+    # marker family (laminated sheets, docs/printed-sheet.md), so the model never sees a hotspot. 10 % read
     # dev glare cells far better but the benchmark's sheets exact worse: not used
     glare_share: float = 0.0
     # photos of each drawn sheet, the later ones retakes (new light, blur, noise, JPEG, table). 2 read dev cells
@@ -105,7 +110,7 @@ class TrainConfig:
 def truth_sheet(truth: dict) -> Sheet:
     """The sheet a synthetic photo shows, from its truth (a Sheet or its public JSON): the
     generator's sheet with its coins capped at the printed track's 14. A simulated game can earn
-    more (game-reference.md, "Coin track": counts above 14 are not capped by the engine), but a
+    more (docs/rules.md, "Coin track": counts above 14 are not capped by the engine), but a
     photo shows only what the track holds, so the reader is judged against that."""
     sheet = truth["sheet"]
     sheet = sheet if isinstance(sheet, Sheet) else Sheet.from_json(sheet)
@@ -173,6 +178,7 @@ class PhotoJob(NamedTuple):
     megapixels: float
     glare: float
     takes: int = 1  # photos of the one drawn sheet (vision.synth.photo.retake); validation photos use the first
+    art: str = "lookalike"  # the printed-art family (vision.synth.art)
 
 
 def photo_samples(args: tuple[PhotoJob, bool]) -> dict:
@@ -188,7 +194,7 @@ def photo_samples(args: tuple[PhotoJob, bool]) -> dict:
 
     job, validation = args
     photo = make_photo(job.seed, style=job.style, background=job.background, megapixels=job.megapixels,
-                       condition={"glare": job.glare} if job.glare else None)
+                       condition={"glare": job.glare} if job.glare else None, art_family=job.art)
     if validation:
         return _photo_samples(photo, True)
     takes = [_photo_samples(photo, False)] + [_photo_samples(retake(photo, k), False, k) for k in range(1, job.takes)]
@@ -396,15 +402,38 @@ def training_jobs(cfg: TrainConfig) -> list[PhotoJob]:
     uniformly; ``cfg.glare_share`` of them with glare (drawn apart, so the rest does not change)."""
     from vision.synth.photo import GLARE_RANGE  # the generator's own glare strengths
 
+    from vision.synth.art import ART_FAMILIES
+
     rng, glare_rng = np.random.default_rng(cfg.seed), np.random.default_rng([cfg.seed, 1])
+    art_rng = np.random.default_rng([cfg.seed, 2])
     styles, backgrounds = allowed_styles(cfg), allowed_backgrounds(cfg)
+    other_art = [f for f in ART_FAMILIES if f not in ("lookalike", cfg.holdout_art_family)]
     jobs = []
     for i in range(cfg.photos):
         style, background = styles[int(rng.integers(len(styles)))], backgrounds[int(rng.integers(len(backgrounds)))]
         megapixels = float(rng.uniform(1.0, cfg.max_megapixels))
         glare = round(float(glare_rng.uniform(*GLARE_RANGE)), 3) if glare_rng.random() < cfg.glare_share else 0.0
-        jobs.append(PhotoJob(TRAIN_SEED_BASE + 10_000 * cfg.seed + i, style, background, megapixels, glare, cfg.takes))
+        art = str(art_rng.choice(other_art)) if other_art and art_rng.random() < cfg.art_share else "lookalike"
+        jobs.append(PhotoJob(TRAIN_SEED_BASE + 10_000 * cfg.seed + i, style, background, megapixels, glare, cfg.takes,
+                             art))
     return jobs
+
+
+def train_command(cfg: TrainConfig) -> str:
+    """The ``cartographers train`` command that makes this configuration (options only where they differ
+    from the defaults the command line offers).
+
+    >>> train_command(TrainConfig(seed=3)), train_command(TrainConfig(photos=40, holdout_art_family="none"))
+    ('cartographers train --seed 3', 'cartographers train --seed 1 --photos 40 --holdout-art-family none')
+    """
+    d = TrainConfig()
+    if {k: getattr(cfg, k) for k in QUICK} == QUICK:
+        return f"cartographers train --quick --seed {cfg.seed}"
+    words = ["cartographers", "train", "--seed", str(cfg.seed)]
+    for name in ("photos", "holdout_style_family", "holdout_background_family", "holdout_art_family", "art_share"):
+        if getattr(cfg, name) != getattr(d, name):
+            words += [f"--{name.replace('_', '-')}", str(getattr(cfg, name))]
+    return " ".join(words)
 
 
 def train(cfg: TrainConfig, log=print) -> ReaderModel:
@@ -436,6 +465,7 @@ def train(cfg: TrainConfig, log=print) -> ReaderModel:
                         nearby_paper=cfg.nearby_paper, sheet_look=cfg.sheet_look, trees=[export(t) for t in trees])
     validation, threshold = validate(model, val)
     model.meta = {
+        "command": train_command(cfg),
         "config": asdict(cfg),
         "feature_names": CELL_FEATURE_NAMES,
         "classes": [t.value for t in CELL_CLASSES],
@@ -473,8 +503,24 @@ def validate(model: ReaderModel, val: list[dict]) -> tuple[dict, float]:
             "coin_accuracy": round(float(((coin_proba > 0.5) == np.concatenate([r["yc"] for r in val])).mean()), 5)}, threshold
 
 
-def train_and_save(cfg: TrainConfig, log=print) -> ReaderModel:
-    """Train and write models/reader.npz + models/reader.json."""
+#: The quick recipe (``cartographers train --quick``): every stage of the full one — generating, the
+#: jittered copies, networks, trees, the context stage, coins, validation, the saved file — on a few
+#: small photos, in about a minute. Its model reads badly; it is for checking the recipe runs.
+QUICK = {"photos": 24, "max_megapixels": 1.0, "epochs": 3, "max_iter": 10, "context_max_iter": 10,
+         "tree_iterations": 4, "hidden_layers": (32, 16), "networks": 2}
+
+
+def quick_config(cfg: TrainConfig) -> TrainConfig:
+    """``cfg`` cut down to the quick recipe (:data:`QUICK`).
+
+    >>> quick_config(TrainConfig(seed=4)).photos, quick_config(TrainConfig(seed=4)).seed
+    (24, 4)
+    """
+    return replace(cfg, **QUICK)
+
+
+def train_and_save(cfg: TrainConfig, log=print, model_file: Path = MODEL_FILE, meta_file: Path = META_FILE) -> ReaderModel:
+    """Train and write the model (by default models/reader.npz + models/reader.json)."""
     model = train(cfg, log)
-    save_model(model)
+    save_model(model, model_file, meta_file)
     return model

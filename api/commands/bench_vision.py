@@ -18,6 +18,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print the figures as JSON instead of tables")
     p.add_argument("--out", help="also write the JSON figures to this file")
     p.add_argument("--photo-dir", help="keep the generated photos here and reuse them on the next run")
+    p.add_argument("--art-families", action="store_true",
+                   help="print the photos in every printed-art family of the generator in turn (our look-alike, "
+                        "line art, engraved, woodcut), with figures per family")
     p.add_argument("--art", metavar="DIR",
                    help="photograph other printings instead of ours: DIR holds PDFs or scans of printed sheets "
                         "(e.g. the publisher's colour and printer-friendly sheets); figures per printing and side")
@@ -35,7 +38,8 @@ def run(args: argparse.Namespace) -> int:
         res = run_scan_benchmark(args.art, args.n, args.seed, max(1, args.workers), log=log, photo_dir=args.photo_dir)
         table = format_scan_table(res)
     else:
-        res = run_benchmark(args.n, args.seed, max(1, args.workers), log=log, photo_dir=args.photo_dir)
+        res = run_benchmark(args.n, args.seed, max(1, args.workers), log=log, photo_dir=args.photo_dir,
+                            art_families=args.art_families)
         table = format_table(res)
     if args.out:
         Path(args.out).write_text(json.dumps(res, indent=1) + "\n")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -20,17 +21,38 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="style family kept out of training (default %(default)s; 'none' keeps none)")
     p.add_argument("--holdout-background-family", default=d.holdout_background_family,
                    help="background family kept out of training (default %(default)s; 'none' keeps none)")
+    p.add_argument("--holdout-art-family", default=d.holdout_art_family,
+                   help="printed-art family kept out of training (default %(default)s; 'none' keeps none)")
+    p.add_argument("--art-share", type=float, default=d.art_share,
+                   help="share of photos printed in an art family other than our look-alike (default %(default)s)")
     p.add_argument("--workers", type=int, default=d.workers, help="worker processes (default %(default)s)")
+    p.add_argument("--quick", action="store_true",
+                   help="a small recipe that runs every stage in about a minute (to check training works; "
+                        "its model reads badly: use with --out)")
+    p.add_argument("--out", metavar="DIR", help="write reader.npz and reader.json here instead of models/")
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from vision.train import TrainConfig, train_and_save
+    from api.cli import CliError
+    from vision.train import TrainConfig, quick_config, train_and_save
 
     if args.photos < 20:
         raise ValueError("--photos must be at least 20")
+    if args.quick and not args.out:
+        raise CliError("--quick makes a model that reads badly: give --out DIR so the shipped model stays")
     cfg = TrainConfig(seed=args.seed, photos=args.photos, holdout_style_family=args.holdout_style_family,
-                      holdout_background_family=args.holdout_background_family, workers=max(1, args.workers))
-    model = train_and_save(cfg, log=lambda m: print(m, file=sys.stderr, flush=True))
+                      holdout_background_family=args.holdout_background_family,
+                      holdout_art_family=args.holdout_art_family, art_share=args.art_share, workers=max(1, args.workers))
+    if args.quick:
+        cfg = quick_config(cfg)
+    files = {}
+    if args.out:
+        out = Path(args.out)
+        if out.exists() and not out.is_dir():
+            raise CliError(f"--out {out} is a file; give a folder")
+        out.mkdir(parents=True, exist_ok=True)
+        files = {"model_file": out / "reader.npz", "meta_file": out / "reader.json"}
+    model = train_and_save(cfg, log=lambda m: print(m, file=sys.stderr, flush=True), **files)
     print(json.dumps({"validation": model.meta["validation"], "training": model.meta["training"]}, indent=1))
     return 0

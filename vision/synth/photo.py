@@ -331,13 +331,15 @@ def make_photo(seed: int, *, sheet: Sheet | None = None, style: str | None = Non
                condition: dict | None = None, megapixels: float | None = None,
                style_family: str | None = None, background: str | None = None,
                background_family: str | None = None, side: str | None = None,
-               no_ink_twin: bool = False, printing: Printing | None = None) -> SynthPhoto:
+               no_ink_twin: bool = False, printing: Printing | None = None,
+               art_family: str | None = None) -> SynthPhoto:
     """One synthetic phone photo of a filled-in sheet and its truth; the same seed gives the same photo.
 
     ``no_ink_twin`` also makes ``twin``: the photo the player's sheet would give with nothing drawn on
     it (same paper, camera, light, noise draw, exposure and JPEG), so photo − twin is the ink's signal.
     ``printing`` draws the empty printed sheet (default: our own look-alike, :func:`render_sheet`); the
-    photo's ``paper`` condition is handed to it as the variant.
+    photo's ``paper`` condition is handed to it as the variant. ``art_family`` picks one of
+    :data:`vision.synth.art.ART_FAMILIES` instead (randomised within the family by the photo's seed).
     """
     # one independent stream per decision, so pinning one choice leaves the others as they were
     maps_rng, style_rng, bg_rng, cond_rng, ink_rng, rng = (
@@ -356,6 +358,10 @@ def make_photo(seed: int, *, sheet: Sheet | None = None, style: str | None = Non
         cond[key] = value
     camera = camera_for(cond)
     px_per_u = float(np.clip(camera.local_scale() * 1.05, MIN_PX_PER_U, MAX_PX_PER_U))
+    if printing is None and art_family not in (None, "lookalike"):
+        from vision.synth.art import printing_of
+
+        printing = printing_of(str(art_family))
     rendered = None if printing is None else printing(sheet.side, px_per_u, cond["paper"], ink_rng)
     drawn = draw_sheet(sheet, style, ink_rng, px_per_u=px_per_u, variant=cond["paper"], rendered=rendered)
     twin_rng = copy.deepcopy(rng) if no_ink_twin else None  # the twin's scene repeats the same draws
@@ -363,6 +369,7 @@ def make_photo(seed: int, *, sheet: Sheet | None = None, style: str | None = Non
     scenes = [img] if twin_rng is None else [img, scene(without_ink(drawn), camera, background, cond, twin_rng)[0]]
     jpegs = capture(scenes, camera, cond, rng)
     truth = photo_truth(drawn, camera, cond, style, background, source, seed, px_per_u, tips)
+    truth["art_family"] = art_family or ("lookalike" if printing is None else "other")
     return SynthPhoto(jpegs[0], truth, drawn, jpegs[1] if no_ink_twin else None)
 
 

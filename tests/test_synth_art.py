@@ -1,0 +1,58 @@
+"""Printed-art families (vision/synth/art.py): each draws the same layout in its own look, and the
+reader finds the grid and the side of a photo of each."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from scoring.sides import SIDES
+from vision.layout import GRID
+from vision.synth.art import ART_FAMILIES, render_art
+
+
+@pytest.mark.parametrize("family", ART_FAMILIES)
+@pytest.mark.parametrize("side", ["A", "B"])
+def test_every_family_prints_the_layout_where_the_layout_says(family: str, side: str) -> None:
+    sheet = render_art(family, side, 40.0, "print", np.random.default_rng(1))
+    grey = sheet.image.astype(np.float32).mean(axis=2)
+
+    def cell_darkness(r: int, c: int) -> float:
+        x0, y0 = (int(round(v)) for v in sheet.to_px(c + 0.2, r + 0.2))
+        x1, y1 = (int(round(v)) for v in sheet.to_px(c + 0.8, r + 0.8))
+        return float(255 - grey[y0:y1, x0:x1].mean())
+
+    layout = SIDES[side]
+    plain = [cell_darkness(r, c) for r in range(GRID) for c in range(GRID)
+             if (r, c) not in layout.mountains | layout.ruins | layout.wasteland]
+    mountains = [cell_darkness(r, c) for r, c in layout.mountains]
+    # the printed mountains stand out from the plain cells in every look
+    assert min(mountains) > np.percentile(plain, 90) + 5, (family, side)
+
+
+def test_families_differ_and_a_seed_repeats_its_look() -> None:
+    a = render_art("engraved", "A", 20.0, "print", np.random.default_rng(5)).image
+    again = render_art("engraved", "A", 20.0, "print", np.random.default_rng(5)).image
+    other = render_art("line-art", "A", 20.0, "print", np.random.default_rng(5)).image
+    assert np.array_equal(a, again)
+    assert np.abs(a.astype(int) - other.astype(int)).mean() > 20
+
+
+def test_an_unknown_family_is_named() -> None:
+    with pytest.raises(ValueError, match="unknown art family 'baroque'"):
+        render_art("baroque", "A", 20.0, "print", np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("family", ART_FAMILIES[1:])
+def test_the_reader_finds_the_grid_and_side_in_every_family(family: str) -> None:
+    from vision.reader import read_photo
+    from vision.synth import make_photo
+
+    photo = make_photo(50_700_011, art_family=family, megapixels=2.0)
+    assert photo.truth["art_family"] == family
+    reading = read_photo(photo.jpeg)
+    assert reading.side == photo.truth["sheet"]["side"]
+    true_pts = np.asarray(photo.truth["intersections"], float)
+    cell = np.linalg.norm(true_pts[0, 1] - true_pts[0, 0])
+    off = np.linalg.norm(np.asarray(reading.intersections) - true_pts, axis=-1) / cell
+    assert np.median(off) < 0.1  # the lattice is where the sheet is, not shifted by a cell

@@ -1,0 +1,287 @@
+"""Printed-art families: the same sheet layout printed in other looks, so the reader learns the layout
+and the players' marks, not one printing's pixels.
+
+Players photograph the box's colour sheet, a printer-friendly sheet printed at home, a photocopy of
+either, a localised edition. Every family here is our own design, drawn from ``vision/layout.py``
+with OpenCV primitives, and randomised within itself as widely as the pen styles are:
+
+``lookalike``  our colour look-alike (:func:`vision.synth.paper.render_sheet`).
+``line-art``   black line art on white office paper: solid grid lines, no colours, outlined
+               mountains, ruins and coins, a grey rough rift; labels sometimes.
+``engraved``   an old-map look: a textured tint inside the grid, dotted or fine cell lines in one
+               ink colour, mountains as textured tiles with a line-art peak and a coin in the middle,
+               arch ruins, dark-ringed coins on a saturated band.
+``woodcut``    bold two-tone printing: thick lines, mountains and ruins as solid silhouettes, coins
+               with heavy rims on a pale band (the family held out of training by default).
+
+Any family may also come out of a photocopier (the photo's ``paper`` condition ``photocopy``).
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import cv2
+import numpy as np
+
+from scoring.sides import SIDES
+from vision.layout import GEOMETRY, GRID, Box
+from vision.synth.paper import (WHITE_PAPER, Pen, RenderedSheet, bgr, dashed, draw_coin_track, draw_frame, draw_header,
+                                draw_labels, draw_rift, draw_season_boxes, parchment, photocopy, render_sheet,
+                                season_parts, smooth_noise, torn_edge)
+
+ART_FAMILIES = ("lookalike", "line-art", "engraved", "woodcut")
+#: Inks the engraved family picks from (RGB): sepia, bottle green, navy, oxblood, slate.
+ENGRAVED_INKS = ((92, 64, 38), (40, 84, 60), (38, 52, 96), (110, 40, 36), (70, 78, 88))
+
+
+def render_art(family: str, side: str, px_per_u: float, variant: str, rng: np.random.Generator) -> RenderedSheet:
+    """An empty printed sheet of ``side`` in art ``family`` (randomised by ``rng``); ``variant``
+    "photocopy" passes it through the photocopier."""
+    if family not in ART_FAMILIES:
+        raise ValueError(f"unknown art family {family!r}: expected one of {', '.join(ART_FAMILIES)}")
+    if family == "lookalike":
+        return render_sheet(side, px_per_u=px_per_u, variant=variant, rng=rng)
+    g = GEOMETRY
+    w, h = int(round(g.sheet.width * px_per_u)), int(round(g.sheet.height * px_per_u))
+    origin = (g.sheet.x0, g.sheet.y0)
+    image = _FAMILIES[family](side, (h, w), px_per_u, origin, rng)
+    alpha = torn_edge((h, w), px_per_u, rng)
+    if variant == "photocopy":
+        image = photocopy(image, rng)
+    return RenderedSheet(side, f"{family}-{variant}", image, alpha, float(px_per_u), origin)
+
+
+def printing_of(family: str) -> Callable[[str, float, str, np.random.Generator], RenderedSheet]:
+    """A :data:`vision.synth.photo.Printing` drawing ``family``.
+
+    >>> sheet = printing_of("line-art")("B", 12.0, "print", np.random.default_rng(0))
+    >>> sheet.variant, sheet.image.shape
+    ('line-art-print', (226, 155, 3))
+    """
+    return lambda side, px_per_u, variant, rng: render_art(family, side, px_per_u, variant, rng)
+
+
+# ---- line art ---------------------------------------------------------------------------------------------
+
+def _line_art(side: str, shape: tuple[int, int], s: float, origin, rng: np.random.Generator) -> np.ndarray:
+    paper = tuple(int(v) for v in np.array(WHITE_PAPER) + rng.integers(-6, 5, 3))
+    img = parchment(shape, paper, s, rng) if rng.random() < 0.3 else np.full((*shape, 3), bgr(paper), np.uint8)
+    pen = Pen(img, s, origin)
+    ink = tuple(int(v) for v in rng.integers(10, 70) + rng.integers(0, 12, 3))
+    width = float(rng.uniform(0.02, 0.05))
+    _grid_lines(pen, ink, width, rng.choice(["solid", "solid", "dashed"]))
+    if rng.random() < 0.5:
+        pen.rect(Box(-0.12, -0.12, GRID + 0.12, GRID + 0.12), ink, width * 1.5)
+    if rng.random() < 0.4:
+        _plain_labels(pen, ink)
+    layout = SIDES[side]
+    coin_at = rng.choice(["centre", "corner", "none"], p=[0.5, 0.3, 0.2])
+    for r, c in layout.mountains:
+        _outline_mountain(pen, c, r, ink, width, coin_at, rng)
+    glyph = rng.choice(["arch", "pillars", "tower"])
+    grey = tuple(int(v) for v in np.clip(np.array(ink) + rng.integers(0, 90), 0, 255))
+    for r, c in layout.ruins:
+        _ruins_glyph(pen, c + 0.5, r + float(rng.choice([0.3, 0.5])), grey, glyph, filled=False)
+    if side == "B":
+        _grey_rift(pen, side, ink, rng)
+    _outlined_coin_track(pen, ink, band=rng.random() < 0.6)
+    _outlined_season_boxes(pen, ink)
+    _plain_header(pen, ink)
+    return img
+
+
+# ---- engraved ---------------------------------------------------------------------------------------------
+
+def _engraved(side: str, shape: tuple[int, int], s: float, origin, rng: np.random.Generator) -> np.ndarray:
+    base = np.array((212, 196, 168)) + rng.integers(-18, 14, 3)
+    img = parchment(shape, tuple(int(v) for v in base), s, rng)
+    pen = Pen(img, s, origin)
+    ink = bgr(ENGRAVED_INKS[int(rng.integers(len(ENGRAVED_INKS)))])
+    _map_texture(pen, rng)
+    style = rng.choice(["dotted", "fine", "dashed"])
+    _grid_lines(pen, ink, 0.018 if style == "fine" else 0.03, style)
+    pen.rect(Box(0, 0, GRID, GRID), ink, 0.05)
+    if rng.random() < 0.5:
+        draw_frame(pen, side)
+    if rng.random() < 0.7:
+        _plain_labels(pen, ink)
+    for r, c in SIDES[side].mountains:
+        _tile_mountain(pen, c, r, ink, rng)
+    glyph = rng.choice(["arch", "pillars", "tower"])
+    for r, c in SIDES[side].ruins:
+        _ruins_glyph(pen, c + 0.5, r + 0.35, ink, glyph, filled=rng.random() < 0.3)
+    if side == "B":
+        draw_rift(pen, side, rng)
+    _ringed_coin_track(pen, ink, rng)
+    draw_season_boxes(pen, side, tuple(int(v) for v in base))
+    draw_header(pen, side)
+    return img
+
+
+# ---- woodcut ----------------------------------------------------------------------------------------------
+
+def _woodcut(side: str, shape: tuple[int, int], s: float, origin, rng: np.random.Generator) -> np.ndarray:
+    paper = tuple(int(v) for v in np.array((236, 226, 200)) + rng.integers(-12, 10, 3))
+    img = parchment(shape, paper, s, rng)
+    pen = Pen(img, s, origin)
+    ink = tuple(int(v) for v in rng.integers(20, 60, 3))
+    accent = bgr(((150, 60, 40), (40, 90, 140), (60, 110, 50))[int(rng.integers(3))])
+    _grid_lines(pen, ink, float(rng.uniform(0.04, 0.06)), "solid")
+    pen.rect(Box(-0.08, -0.08, GRID + 0.08, GRID + 0.08), ink, 0.1)
+    for r, c in SIDES[side].mountains:
+        peaks = np.array([(0.08, 0.85), (0.35, 0.25), (0.5, 0.5), (0.68, 0.15), (0.92, 0.85)]) + (c, r)
+        pen.fill(peaks, ink)
+        pen.circle((c + 0.5, r + 0.62), 0.11, bgr(paper))
+        pen.circle((c + 0.5, r + 0.62), 0.11, accent, 0.03)
+    for r, c in SIDES[side].ruins:
+        _ruins_glyph(pen, c + 0.5, r + 0.32, accent, str(rng.choice(["tower", "arch"])), filled=True)
+    if side == "B":
+        draw_rift(pen, side, rng)
+    b = GEOMETRY.coin_band
+    pen.rect(b, tuple(int(min(255, v + 20)) for v in bgr(paper)))
+    pen.rect(b, ink, 0.06)
+    for i in range(GEOMETRY.coin_count):
+        pen.circle(GEOMETRY.coin_centre(i), GEOMETRY.coin_radius, ink, 0.06)
+    _outlined_season_boxes(pen, ink, width_u=0.06)
+    _plain_header(pen, ink)
+    return img
+
+
+_FAMILIES = {"line-art": _line_art, "engraved": _engraved, "woodcut": _woodcut}
+
+
+# ---- shared pieces ----------------------------------------------------------------------------------------
+
+def _grid_lines(pen: Pen, colour, width_u: float, style: str) -> None:
+    """The 12 + 12 lines of the grid: solid, dashed or dotted (the outer ones always solid)."""
+    for k in range(GRID + 1):
+        for a, b in (((k, 0), (k, GRID)), ((0, k), (GRID, k))):
+            if style == "solid" or k in (0, GRID):
+                pen.line(a, b, colour, width_u)
+            elif style == "dashed":
+                dashed(pen, a, b, colour, width_u)
+            else:
+                dashed(pen, a, b, colour, width_u * 1.3, dash_u=0.02, gap_u=0.06)
+
+
+def _plain_labels(pen: Pen, colour) -> None:
+    for r in range(GRID):
+        pen.text(chr(65 + r), (GEOMETRY.row_label_x, r + 0.5), 0.28, colour, font=cv2.FONT_HERSHEY_SIMPLEX)
+    for c in range(GRID):
+        pen.text(str(c + 1), (c + 0.5, GEOMETRY.col_label_y), 0.28, colour, font=cv2.FONT_HERSHEY_SIMPLEX)
+
+
+def _outline_mountain(pen: Pen, x: float, y: float, ink, width_u: float, coin_at: str,
+                      rng: np.random.Generator) -> None:
+    """Line-art peaks with a snow line; a coin outlined in the middle, in a corner, or none."""
+    peaks = np.array([(0.1, 0.82), (0.34, 0.3), (0.48, 0.5), (0.66, 0.2), (0.9, 0.82)])
+    peaks[:, 1] += rng.normal(0, 0.03, len(peaks))
+    pen.poly(peaks + (x, y), ink, width_u)
+    pen.line((x + 0.08, y + 0.82), (x + 0.92, y + 0.82), ink, width_u)
+    pen.poly(np.array([(0.58, 0.33), (0.66, 0.42), (0.74, 0.34)]) + (x, y), ink, width_u * 0.7)
+    if coin_at != "none":
+        centre = (x + 0.5, y + 0.6) if coin_at == "centre" else (x + 0.8, y + 0.2)
+        pen.circle(centre, 0.12, ink, width_u * 0.8)
+
+
+def _tile_mountain(pen: Pen, x: float, y: float, ink, rng: np.random.Generator) -> None:
+    """A textured brown tile, a dark line-art peak on it and a gold coin in its middle."""
+    x0, y0 = pen.p(x, y)
+    x1, y1 = pen.p(x + 1, y + 1)
+    sl = pen.image[y0 // 16:y1 // 16, x0 // 16:x1 // 16]
+    if sl.size:
+        brown = np.array(bgr((int(rng.integers(110, 160)), int(rng.integers(80, 110)), int(rng.integers(50, 75)))),
+                         np.float32)
+        grain = 1 + 0.18 * smooth_noise(sl.shape[:2], max(2.0, 0.08 * pen.s), rng)
+        sl[:] = np.clip(brown[None, None, :] * grain[:, :, None], 0, 255).astype(np.uint8)
+    dark = tuple(int(v * 0.4) for v in ink)
+    pen.poly(np.array([(0.08, 0.85), (0.3, 0.35), (0.45, 0.55), (0.65, 0.18), (0.92, 0.85)]) + (x, y), dark, 0.04)
+    pen.circle((x + 0.5, y + 0.62), 0.12, bgr((222, 180, 70)))
+    pen.circle((x + 0.5, y + 0.62), 0.12, dark, 0.03)
+
+
+def _ruins_glyph(pen: Pen, cx: float, cy: float, colour, glyph: str, filled: bool) -> None:
+    """A ruins mark: a broken arch, broken pillars or a broken tower; outlined or solid."""
+    w = 0 if filled else 0.03
+    if glyph == "arch":
+        pen.rect(Box(cx - 0.25, cy - 0.18, cx - 0.15, cy + 0.15), colour, w)
+        pen.rect(Box(cx + 0.15, cy - 0.1, cx + 0.25, cy + 0.15), colour, w)
+        arc = [(cx - 0.25 + 0.25 * (1 - np.cos(t)), cy - 0.18 - 0.15 * np.sin(t)) for t in np.linspace(0, 2.2, 12)]
+        pen.poly(arc, colour, 0.05)
+    elif glyph == "pillars":
+        for dx, top in ((-0.15, -0.2), (0.0, -0.08), (0.15, -0.16)):
+            pen.rect(Box(cx + dx - 0.04, cy + top, cx + dx + 0.04, cy + 0.15), colour, w)
+        pen.line((cx - 0.26, cy + 0.17), (cx + 0.26, cy + 0.17), colour, 0.04)
+    else:
+        tower = [(cx - 0.16, cy + 0.18), (cx - 0.16, cy - 0.15), (cx - 0.06, cy - 0.22), (cx + 0.02, cy - 0.12),
+                 (cx + 0.1, cy - 0.2), (cx + 0.16, cy - 0.05), (cx + 0.16, cy + 0.18)]
+        if filled:
+            pen.fill(tower, colour)
+        else:
+            pen.poly(tower, colour, 0.03, closed=True)
+
+
+def _grey_rift(pen: Pen, side: str, ink, rng: np.random.Generator) -> None:
+    """The rift as a light grey area with a rough outline (a printer-friendly rift)."""
+    img = pen.image
+    mask = np.zeros(img.shape[:2], np.float32)
+    for r, c in SIDES[side].wasteland:
+        x0, y0 = pen.p(c, r)
+        x1, y1 = pen.p(c + 1, r + 1)
+        cv2.rectangle(mask, (x0 // 16, y0 // 16), (x1 // 16, y1 // 16), 1.0, -1)
+    mask = cv2.GaussianBlur(mask, (0, 0), 0.12 * pen.s)
+    rough = (mask + 0.1 * smooth_noise(mask.shape, 0.2 * pen.s, rng)) > 0.5
+    img[rough] = int(rng.integers(150, 205))
+    edge = cv2.morphologyEx(rough.astype(np.uint8), cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8)).astype(bool)
+    img[edge] = ink
+
+
+def _outlined_coin_track(pen: Pen, ink, band: bool) -> None:
+    """Fourteen outlined circles, on a thinly outlined band or none."""
+    if band:
+        pen.rect(GEOMETRY.coin_band, ink, 0.025)
+    for i in range(GEOMETRY.coin_count):
+        pen.circle(GEOMETRY.coin_centre(i), GEOMETRY.coin_radius, ink, 0.03)
+
+
+def _ringed_coin_track(pen: Pen, ink, rng: np.random.Generator) -> None:
+    """Gold coins with dark rings on a saturated band."""
+    if rng.random() < 0.5:
+        draw_coin_track(pen, "A")
+        return
+    band = bgr((int(rng.integers(190, 235)), int(rng.integers(140, 185)), int(rng.integers(20, 70))))
+    pen.rect(GEOMETRY.coin_band, band)
+    dark = tuple(int(v * 0.5) for v in ink)
+    for i in range(GEOMETRY.coin_count):
+        c = GEOMETRY.coin_centre(i)
+        pen.circle(c, GEOMETRY.coin_radius, bgr((238, 206, 120)))
+        pen.circle(c, GEOMETRY.coin_radius, dark, 0.045)
+
+
+def _outlined_season_boxes(pen: Pen, ink, width_u: float = 0.03) -> None:
+    for box in GEOMETRY.season_boxes:
+        for part in season_parts(box).values():
+            pen.rect(part, ink, width_u * 0.7)
+        pen.rect(box, ink, width_u)
+    f = GEOMETRY.final_total
+    pen.rect(f, ink, width_u)
+
+
+def _plain_header(pen: Pen, ink) -> None:
+    pen.text("CARTOGRAPHER", (-0.6, -2.7), 0.26, ink, left=True, font=cv2.FONT_HERSHEY_SIMPLEX)
+    pen.line((-0.6, -2.35), (4.0, -2.35), ink, 0.02)
+    pen.text("TITLE", (-0.6, -1.55), 0.26, ink, left=True, font=cv2.FONT_HERSHEY_SIMPLEX)
+    pen.line((-0.6, -1.2), (4.0, -1.2), ink, 0.02)
+
+
+def _map_texture(pen: Pen, rng: np.random.Generator) -> None:
+    """A tinted, mottled map background inside the grid (hills and coasts of an old map)."""
+    x0, y0 = (v // 16 for v in pen.p(0, 0))
+    x1, y1 = (v // 16 for v in pen.p(GRID, GRID))
+    sl = pen.image[y0:y1, x0:x1]
+    tint = np.array(bgr((int(rng.integers(180, 225)), int(rng.integers(185, 215)), int(rng.integers(150, 190)))),
+                    np.float32)
+    mottle = 1 + 0.06 * smooth_noise(sl.shape[:2], 1.5 * pen.s, rng) + 0.03 * smooth_noise(sl.shape[:2], 0.3 * pen.s, rng)
+    mix = float(rng.uniform(0.3, 0.7))
+    sl[:] = np.clip(sl * (1 - mix) + tint[None, None, :] * mottle[:, :, None] * mix, 0, 255).astype(np.uint8)
