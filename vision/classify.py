@@ -13,9 +13,8 @@ probabilities together with those distances and its neighbours' probabilities �
 the probabilities of *trees* beside the networks (:attr:`ReaderModel.trees`, two
 ``HistGradientBoostingClassifier``s over the same cell features, one per half of the training
 photos): they read cells less well than the networks but err on other cells, and the context stage
-learns when to believe which (on 1 368 cached photos: 700 → 650 wrong cells); a cell's
-probabilities mix both stages, the context stage weighing ``CONTEXT_WEIGHT`` (dev photos, equal
-weights: 98.51 → 98.87 % of cells right, most on colour shading and unseen marker fills). The
+learns when to believe which; a cell's probabilities mix both stages, the context stage weighing
+``CONTEXT_WEIGHT`` (it helps most on colour shading and unseen marker fills). The
 context stage can run in two rounds (``TrainConfig.context_rounds``, :func:`second_round_inputs`):
 the second reads the first round's probabilities of each cell and its neighbours. It gave no clear
 gain for a bigger file, so the shipped model has one round.
@@ -62,8 +61,8 @@ DEFAULT_LOW_CONFIDENCE = 0.9
 #: when more than UNFAMILIAR_SHARE of a sheet's drawable cells are unsure, the sheet looks unlike
 #: the training sheets (an unseen marking style, a strong colour cast), the model's confidence is
 #: worth less there, and cells are flagged below UNFAMILIAR_LOW_CONFIDENCE instead of the
-#: calibrated threshold. Chosen on the dev photos (docs/reader.md, "Confidence"): 10.7 % of cells
-#: flagged catch 95.3 % of the wrong ones there; one threshold for every sheet, 89.7 % at 12.6 %.
+#: calibrated threshold. On the dev photos this catches more wrong cells while flagging fewer than one
+#: threshold for every sheet (docs/reader.md, "Confidence").
 UNSURE_BELOW = 0.9
 UNFAMILIAR_SHARE = 0.08
 UNFAMILIAR_LOW_CONFIDENCE = 0.9999
@@ -79,10 +78,8 @@ CONTEXT_MAX_COUNT = 20  # sure cells of a class counted up to this many
 CONTEXT_NONE = 10.0  # distance reported when a class has no sure cell on the sheet (scaled units)
 #: Nearby paper (:func:`nearby_paper`): how fast a cell's weight as a neighbour falls off with distance (the σ of a
 #: Gaussian, in cells), and the colour measures whose signed difference from the nearby paper the stage reads.
-#: Context stages fitted on the same 800 training photos, dev cells wrong: without 330 / 327 (two fitting
-#: seeds), σ 1.0: 300 / 309, σ 0.7: 303, σ 1.5: 311, σ 2.5: 317; with every class's nearby sure cells instead
-#: of the empty ones only: 307–318. A full retrain with σ 1.0: 566 → 535 wrong cells on 1 071 benchmark, dev
-#: and hard photos, 11.7 % fewer cells flagged.
+#: σ 1.0 read the fewest dev cells wrong among 0.7–2.5, and comparing with sure empty cells only beat
+#: comparing with every class's.
 NEARBY_SIGMA = 1.0
 NEARBY_DIFFERENCES: tuple[str, ...] = ("dL_mean", "dL_p75", "da_mean", "db_mean", "coloured", "ink12")
 _NEARBY_COLUMNS = [CONTEXT_FEATURES.index(n) for n in NEARBY_DIFFERENCES]
@@ -101,8 +98,10 @@ class ReaderModel:
     """The cell classifier (networks and sheet-context stage), the coin classifier, and what the
     reader needs to know about them."""
 
-    shape: list  # Pipelines(StandardScaler, MLPClassifier) over CELL_FEATURE_NAMES, classes 0…5 = CELL_CLASSES
-    coins: object  # HistGradientBoostingClassifier, class 1 = coin filled
+    # Each part is a fitted model with predict_proba and classes_: a vision.inference export when loaded
+    # from the file, the scikit-learn estimator during training.
+    shape: list  # networks over CELL_FEATURE_NAMES, classes 0…5 = CELL_CLASSES
+    coins: object  # boosted trees over vision.coins features, class 1 = coin filled
     meta: dict = field(default_factory=dict)
     context: object | None = None  # HistGradientBoostingClassifier over context_inputs(); None: networks only
     context_scale: np.ndarray | None = None  # (len(CONTEXT_FEATURES),) spread of each measure in training
@@ -291,9 +290,7 @@ def sheet_look(features: np.ndarray, scale: np.ndarray) -> np.ndarray:
     The measures are taken against the sheet's own paper, yet the same faint yellow means a pencil
     farm on a sheet of faint pencil strokes and paper under warm light on a sheet of bold marker
     fills: the spread says which kind of sheet it is, the median how far its light and tint were
-    left over. Context stages fitted on 800 cached training photos, dev cells wrong (networks of two
-    fitting seeds): 347 / 371 without, 285 / 323 with the median and spread; spread only 288, median
-    only 308, 10th/50th/90th percentiles 284.
+    left over (the median and spread together read dev cells better than either alone).
 
     >>> from vision.features import CELL_FEATURE_NAMES
     >>> x = np.zeros((4, len(CELL_FEATURE_NAMES))); x[:, CELL_FEATURE_NAMES.index("db_mean")] = [0, 0, 2, 6]
@@ -318,8 +315,7 @@ def context_inputs(features: np.ndarray, probabilities: np.ndarray, scale: np.nd
     :func:`sheet_context` and :func:`neighbour_summary` of the networks' probabilities,
     :func:`nearby_paper` unless ``nearby`` is False (older models), :func:`sheet_look`
     unless ``look`` is False (older models), and the trees' probabilities ``trees``
-    (N, 6) when given. Neighbours: context stages fitted on the same 800 photos read dev cells
-    131 / 260 wrong without, 115 / 219 with.
+    (N, 6) when given. Shapes are drawn whole, so a cell's neighbours say much about it.
 
     >>> p = np.full((116, len(CELL_CLASSES)), 1 / 6)
     >>> x = np.zeros((116, len(CELL_FEATURE_NAMES)))
@@ -340,9 +336,7 @@ def context_inputs(features: np.ndarray, probabilities: np.ndarray, scale: np.nd
 def second_round_inputs(first_inputs: np.ndarray, first_probabilities: np.ndarray, side: str) -> np.ndarray:
     """What the second context round reads about one whole sheet: the first round's inputs, the
     cell's probabilities after the first round and :func:`neighbour_summary` of them.
-    On 800 cached training photos: dev cells 113 / 217 wrong with one round, 104 / 200 with two; a
-    full retrain with two rounds: 424 → 413 wrong cells on 911 benchmark and dev photos, sheets exact
-    723 → 721, so it is not shipped.
+    A second round gained no more than random starts vary, so the shipped model has one.
 
     >>> p = np.full((116, len(CELL_CLASSES)), 1 / 6)
     >>> second_round_inputs(np.zeros((116, 50)), p, "A").shape  # 50 + 13 + 6

@@ -1,16 +1,15 @@
 """Training the reader's classifiers from scratch on synthetic photos (``cartographers train``).
 
 Photos come from :func:`vision.synth.make_photo` with training seeds only (the benchmark uses a
-disjoint seed range, :mod:`vision.bench`). One whole style family and one background family are
-held out of training so the benchmark can estimate how the reader does on looks it never saw.
+disjoint seed range, :mod:`vision.bench`), half of them in printed-art families other than our
+look-alike (:mod:`vision.synth.art`). One style family, one background family and one art family
+are held out of training so the benchmark can estimate how the reader does on looks it never saw.
 Every training photo gives its cells twice: sampled through the generator's true grid (clean
 labels, and photos the finder misses still teach the classifier), and through that grid moved the
 way a found grid is off (:func:`jittered_grid`: a smooth displacement up to ``JITTER_MAX_U`` and a
 little noise per crossing), so the model also learns the small misplacements it will meet. The
-jittered copy teaches as much as a copy through the grid the pipeline finds (dev photos, networks
-on 480 training-like photos: 98.88–98.99 / 98.33–98.36 % found, 98.85–98.88 / 98.36–98.38 %
-jittered) and saves running the finder on every photo, a third of a photo's cost, which buys more
-photos in the same time.
+jittered copy teaches as much as a copy through the grid the pipeline finds and saves running the
+finder on every photo, a third of a photo's cost, which buys more photos in the same time.
 15 % of the photos (by seed) are kept aside to calibrate the low-confidence threshold and to
 report validation figures; those go through the real pipeline (find, refine, orient) and are judged
 on its grid, as the reader will see them (skipped when the found grid is off by more than
@@ -58,49 +57,36 @@ class TrainConfig:
     """How the shipped model is made (recorded in models/reader.json)."""
 
     seed: int = 1
-    # 2 600 photos fit the 30-minute limit now that fitted photos skip the finder (1 800 before). Networks on
-    # 125 / 250 / 500 training-like photos read 97.7 / 98.3 / 98.9 % of dev cells: still gaining per doubling
-    photos: int = 2600
-    holdout_style_family: str = "marker"
-    holdout_background_family: str = "cloth"
+    photos: int = 2600  # the most that fit the time budget; accuracy still grows with each doubling
+    holdout_style_family: str = "marker"  # kept out, so the benchmark measures an unseen marking style
+    holdout_background_family: str = "cloth"  # and an unseen table
     # Printed-art families (vision.synth.art): this share of the photos shows a family other than our look-alike,
     # drawn uniformly among those not held out, so the reader learns the layout and the marks, not one printing
     art_share: float = 0.5
-    holdout_art_family: str = "woodcut"
+    holdout_art_family: str = "woodcut"  # kept out, so the benchmark measures an unseen printing
     max_megapixels: float = 2.5  # features are taken on the rectified sheet; bigger photos add time only
-    # Photos that get a lamp's glare (0: none, as shipped). The generator gives glare only to the held-out
-    # marker family (laminated sheets, docs/printed-sheet.md), so the model never sees a hotspot. 10 % read
-    # dev glare cells far better but the benchmark's sheets exact worse: not used
+    # Photos given a lamp's glare. Off: glare comes with the held-out marker family only, and training on it
+    # read glare cells better but whole sheets worse on the benchmark
     glare_share: float = 0.0
-    # photos of each drawn sheet, the later ones retakes (new light, blur, noise, JPEG, table). 2 read dev cells
-    # 3 % better at the same generating time but cost 1.8 × the network time: not used
+    # Photos of each drawn sheet (later ones are retakes under new light). 1: a second take cost 1.8 × the
+    # network time for a small gain
     takes: int = 1
-    validation_share: float = 0.15
+    validation_share: float = 0.15  # photos kept aside to calibrate the flag threshold and report figures
     max_iter: int = 300  # coin boosting
-    context_max_iter: int = 150  # sheet-context boosting (300 read dev cells no better and doubled the file)
-    # 2: a second context round reads the first round's probabilities of each cell's neighbours. A full retrain
-    # with it: wrong dev cells 291 → 283, benchmark −3 %, sheets exact 723 → 721 of 911, within random-start
-    # spread, and a 7.0 MB file (5.6): not used
+    context_max_iter: int = 150  # sheet-context boosting (more iterations read no better and doubled the file)
+    # 2: a second context round reading the first round's neighbours; no gain beyond random-start spread
+    # for a 25 % bigger file
     context_rounds: int = 1
-    # the context stage also compares each cell with the empty paper around it (vision.classify.nearby_paper;
-    # a retrain: 566 → 535 wrong cells on 1 071 benchmark, dev and hard photos, sheets exact 833 → 838)
-    nearby_paper: bool = True
-    # and reads the sheet's own look, the median and spread of its cells' colour measures (vision.classify.sheet_look;
-    # on 800 cached photos, dev cells wrong 347 / 371 → 285 / 323 for two fitting seeds)
-    sheet_look: bool = True
+    nearby_paper: bool = True  # the context stage compares each cell with the empty paper around it
+    sheet_look: bool = True  # and reads the sheet's own look (the spread of its cells' colours)
     learning_rate: float = 0.08
     max_leaf_nodes: int = 31
-    # shape networks: (512, 256) read 291 dev photos' cells 98.81 → 98.88 % (two networks on halves of
-    # 500 training-like photos, mean of two seeds); (1024, 256) 98.91 %, but twice the file and fitting time
-    hidden_layers: tuple[int, ...] = (512, 256)
+    hidden_layers: tuple[int, ...] = (512, 256)  # wider layers read barely better for twice the file and time
     alpha: float = 1e-3
     epochs: int = 40  # fixed: the rows of one photo are alike, so a random early-stopping split would leak
     networks: int = 4  # shape networks, alternating between the two halves of the photos, each its own random start
-    # Trees beside the networks (fit_trees; 0 iterations: none): one HistGradientBoostingClassifier per half over the
-    # cell features, read by the context stage. Context stages fitted on the 2 210 training photos with
-    # the shipped networks, on 1 368 cached dev, benchmark, hard and fresh photos: 700 wrong cells without, 650
-    # with 200 iterations of 31 leaves (1 325 s), 664 with 80 of 15 (386 s); the first is used (benchmark
-    # 119 → 89 wrong cells; 1.2 MB of the file, packed)
+    # Trees beside the networks (fit_trees; 0: none), one per half, read by the context stage: they err on
+    # other cells than the networks, and the context stage learns when to believe which
     tree_iterations: int = 200
     tree_leaves: int = 31
     tree_learning_rate: float = 0.1
