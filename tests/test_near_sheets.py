@@ -19,7 +19,7 @@ from api.cli import main as cli_main
 from api.service import create_app
 from api.settings import Settings
 from tests.near_sheets import NEAR_SHEETS, as_jpeg
-from vision import grid
+from vision import grid, lattice
 from vision.load import PhotoError
 from vision.reader import Reading, read_photo
 
@@ -112,4 +112,4 @@ def test_a_line_fit_is_none_or_a_well_conditioned_homography(vertical, horizonta
     if correction is None:
         assert kept == 0.0
     else:
-        assert np.linalg.cond(correction) < grid.MAX_HOMOGRAPHY_CONDITION and 0 < kept <= 1
+        assert np.linalg.cond(correction) < lattice.MAX_HOMOGRAPHY_CONDITION and 0 < kept <= 1

@@ -553,7 +553,7 @@ def _lattice_candidate(origin: tuple[float, float], cell: float, score: float, s
                        shape: tuple[int, int]) -> grid._Candidate:
     """An upright lattice of ``cell`` px cells from ``origin`` (px), as a passing candidate in a photo of ``shape``."""
     pts = grid.ideal_intersections() * cell + np.array(origin)
-    return grid._Candidate(np.eye(3), np.zeros((12, 12, 2)), score, separation, grid._area_corners(pts),
+    return grid._Candidate(np.eye(3), np.zeros((12, 12, 2)), score, separation, grid.area_corners(pts),
                            grid._share_inside(pts, shape))
 
 

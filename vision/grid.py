@@ -34,9 +34,14 @@ import cv2
 import numpy as np
 
 from scoring.sides import SIDES
+# The lattice's geometry lives in vision.lattice (vision.orient builds on it too); its names stay importable here.
+from vision.lattice import (LINES, PX, DegenerateFit, GridFit, area_corners, black_hat, cell_area_maps,  # noqa: F401
+                            cell_side_px, homography_from_intersections, ideal_intersections, invert_homography,
+                            lattice_points, line_image, rectify_cell_area, sample_cells, warp_canonical)
 from vision.layout import GEOMETRY, GRID
+from vision.orient import (LIKENESS_SURE_MARGIN, best_likeness_margin, best_separation, glyph_correlations, glyph_sure,
+                           mountain_darkness)
 
-PX = 32  # canonical pixels per grid unit for the cell area
 FIND_LONG_SIDE = 1000  # candidate search runs on the photo shrunk to this long side
 FIND_LONG_SIDE_RETRY = 1800  # …and once more at this size when nothing was found
 LATTICE_PX = 16  # canonical pixels per unit when checking a candidate lattice
@@ -54,134 +59,8 @@ _FW = GEOMETRY.frame_width  # the frame band's outer line runs at −0.2 and 11.
 _K = GRID / (GRID + 2 * _FW)
 #: true u → the u a quad on the frame's outer line assumes it is (its corners at 0 and 11)
 FRAME_OUTER_TO_CELLS = np.array([[_K, 0, _FW * _K], [0, _K, _FW * _K], [0, 0, 1.0]])
-LINES = GRID + 1  # 12 printed lines each way
 LOCAL_RESIDUAL_U = 0.04  # a snap may differ this much from the smooth curl surface
 REANCHOR_SEARCH_U = (0.3, 0.2)  # searches after re-anchoring the homography on the snapped crossings
-
-
-@dataclass
-class GridFit:
-    """The found grid: crossings in photo pixels, and how sure we are it is a lattice."""
-
-    intersections: np.ndarray  # (12, 12, 2) photo (x, y); [i, j] is line row i, line column j
-    homography: np.ndarray  # 3×3, canonical u → photo px (least squares over the crossings)
-    lattice_score: float  # line / between-line profile ratio (≥ MIN_LINE_CONTRAST)
-    snap_residual_u: float  # median |local snap| after regularisation, in u
-    #: (12, 12) u, [i, j] as ``intersections``: how far each final crossing may be from the true one
-    #: (:func:`crossing_doubt`); crossings above ``DOUBT_U`` are the ones to distrust
-    crossing_doubt: np.ndarray = field(default_factory=lambda: np.zeros((LINES, LINES)))
-
-    @property
-    def corners(self) -> np.ndarray:
-        """TL, TR, BR, BL corners of the cell area in photo pixels."""
-        return _area_corners(self.intersections)
-
-    def rotated(self, quarter_turns: int) -> "GridFit":
-        """The same fit with the grid turned ``quarter_turns`` × 90° counter-clockwise in u."""
-        pts = np.rot90(self.intersections, quarter_turns, axes=(0, 1)).copy()
-        doubt = np.rot90(self.crossing_doubt, quarter_turns, axes=(0, 1)).copy()
-        return GridFit(pts, homography_from_intersections(pts), self.lattice_score, self.snap_residual_u, doubt)
-
-    def cell_outlines(self) -> np.ndarray:
-        """(11, 11, 4, 2) photo corners of every cell: TL, TR, BR, BL."""
-        p = self.intersections
-        return np.stack([p[:-1, :-1], p[:-1, 1:], p[1:, 1:], p[1:, :-1]], axis=2)
-
-    def cell_size_px(self) -> float:
-        """Median cell side in photo pixels."""
-        p = self.intersections
-        dx = np.linalg.norm(np.diff(p, axis=1), axis=2)
-        dy = np.linalg.norm(np.diff(p, axis=0), axis=2)
-        return float(np.median(np.concatenate([dx.ravel(), dy.ravel()])))
-
-
-def cell_side_px(intersections: np.ndarray) -> float:
-    """Median cell side along the rows of a 12 × 12 crossing grid, in its pixels: the unit ``u`` of the
-    benchmark's grid errors, the training jitter and the mountain coins' radius. (``GridFit.cell_size_px``
-    takes both axes; the two differ by a tilt's foreshortening, and the coin features were fitted with this.)
-
-    >>> cell_side_px(np.stack(np.meshgrid(np.arange(12.0) * 40, np.arange(12.0) * 30), axis=-1))
-    40.0
-    """
-    return float(np.median(np.linalg.norm(np.diff(np.asarray(intersections, float), axis=1), axis=2)))
-
-
-def _area_corners(intersections: np.ndarray) -> np.ndarray:
-    """TL, TR, BR, BL corners of the cell area: the outer crossings of (12, 12, 2) ``intersections``."""
-    p = intersections
-    return np.array([p[0, 0], p[0, -1], p[-1, -1], p[-1, 0]], dtype=np.float64)
-
-
-def ideal_intersections() -> np.ndarray:
-    """(12, 12, 2) canonical crossings in u: [i, j] = (x=j, y=i)."""
-    j, i = np.meshgrid(np.arange(LINES, dtype=np.float64), np.arange(LINES, dtype=np.float64))
-    return np.stack([j, i], axis=2)
-
-
-def lattice_points(homography: np.ndarray, disp: np.ndarray | float = 0.0) -> np.ndarray:
-    """(12, 12, 2) photo px of the crossings a u → photo ``homography`` puts the lattice at, each
-    displaced first by ``disp`` (u).
-
-    >>> lattice_points(np.diag([10.0, 10.0, 1.0]))[1, 2].tolist()
-    [20.0, 10.0]
-    """
-    pts_u = ideal_intersections() + disp
-    return cv2.perspectiveTransform(pts_u.reshape(1, -1, 2), homography)[0].reshape(LINES, LINES, 2)
-
-
-def homography_from_intersections(pts: np.ndarray) -> np.ndarray:
-    """Least-squares homography canonical u → photo px through all 144 crossings.
-
-    Raises :class:`DegenerateFit` when the crossings do not span a plane (all on one line, or not
-    finite): no homography maps the lattice there.
-    """
-    h, _ = cv2.findHomography(ideal_intersections().reshape(-1, 2), pts.reshape(-1, 2).astype(np.float64), 0)
-    if h is None or invert_homography(h) is None:
-        raise DegenerateFit("the crossings do not span a plane")
-    return h
-
-
-class DegenerateFit(ValueError):
-    """A measured fit with too little or too one-sided evidence to define a homography: the search
-    drops the candidate and moves on (never an answer to the user)."""
-
-
-#: a homography whose condition number passes this maps a plane onto (nearly) a line: not a view of a sheet
-MAX_HOMOGRAPHY_CONDITION = 1e12
-
-
-def invert_homography(h: np.ndarray | None) -> np.ndarray | None:
-    """The inverse of a 3 × 3 homography, or ``None`` when it has none worth the name (missing,
-    not finite, or singular to working precision).
-
-    >>> invert_homography(np.diag([2.0, 2.0, 1.0])).tolist()
-    [[0.5, 0.0, 0.0], [0.0, 0.5, 0.0], [0.0, 0.0, 1.0]]
-    >>> invert_homography(np.array([[1.0, 2, 0], [2, 4, 0], [0, 0, 1]])) is None
-    True
-    """
-    if h is None or h.shape != (3, 3) or not np.isfinite(h).all():
-        return None
-    if np.linalg.cond(h) > MAX_HOMOGRAPHY_CONDITION:
-        return None
-    return np.linalg.inv(h)
-
-
-def line_image(bgr: np.ndarray) -> np.ndarray:
-    """Darkest channel, so gold (side A) and blue-grey (side B) lines both stand out (uint8).
-
-    A single-channel image is returned as it is, so callers may pass either.
-    """
-    if bgr.ndim == 2:
-        return bgr
-    b, g, r = cv2.split(bgr)
-    return cv2.min(cv2.min(b, g), r)
-
-
-def black_hat(gray: np.ndarray, width_px: int) -> np.ndarray:
-    """Thin dark structures (narrower than ``width_px``) as positive values; wide dark areas cancel."""
-    k = max(3, int(width_px) | 1)
-    kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))
-    return cv2.morphologyEx(gray, cv2.MORPH_BLACKHAT, kernel)
 
 
 # ---- 1. candidates -------------------------------------------------------------------------
@@ -424,16 +303,6 @@ def _segment_quad_sets(gray: np.ndarray) -> tuple[list[np.ndarray], list[np.ndar
 
 
 # ---- lattice check -------------------------------------------------------------------------
-def warp_canonical(image: np.ndarray, homography: np.ndarray, px: int, x0: float, y0: float,
-                   x1: float, y1: float) -> np.ndarray:
-    """The canonical region [x0, x1] × [y0, y1] (u) at ``px`` pixels per u, via a u → photo homography."""
-    scale = np.array([[1.0 / px, 0, x0 + 0.5 / px], [0, 1.0 / px, y0 + 0.5 / px], [0, 0, 1]])
-    m = homography @ scale  # canonical pixel → photo pixel
-    size = (int(round((x1 - x0) * px)), int(round((y1 - y0) * px)))
-    return cv2.warpPerspective(image, m, size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                               borderMode=cv2.BORDER_REPLICATE)
-
-
 def _median(a: np.ndarray, axis: int) -> np.ndarray:
     """``np.median(a, axis)`` for arrays without NaN, by one sort: the same numbers, 4–6 × faster on the many
     short or medium rows the lattice checks take medians of (np.median selects row by row).
@@ -589,7 +458,6 @@ def thin_line_score(image: np.ndarray, intersections: np.ndarray, px: int = THIN
 
 def _mountain_separation(image: np.ndarray, intersections: np.ndarray) -> float:
     """How cleanly some side's five printed mountains sit on whole cells of this lattice (vision.orient)."""
-    from vision.orient import best_separation, mountain_darkness  # orient builds on this module
 
     px = LATTICE_PX
     cells = rectify_cell_area(image, intersections, px)
@@ -751,7 +619,7 @@ def _check_hypotheses(small: np.ndarray, darkest: np.ndarray, hypotheses: list[n
             if rejected is not None:  # for the thin-line rescue (fit_grid), judged only if nothing passes
                 rejected.append((hom, pts, disp, strict))
             continue
-        out.append(_Candidate(hom, disp, score, separation, _area_corners(pts), _share_inside(pts, small.shape)))
+        out.append(_Candidate(hom, disp, score, separation, area_corners(pts), _share_inside(pts, small.shape)))
     return out
 
 
@@ -1101,7 +969,7 @@ def _rescued(image: np.ndarray, rejected: list) -> _Candidate | None:
         darkness_ok = separation > 0 and _accepted(score, separation) and not (strict and separation < MOUNTAINS_CARRY)
         if not darkness_ok and not _glyph_settles(image, pts) and not _likeness_settles(image, pts):
             continue
-        passing.append(_Candidate(hom, disp, score, max(separation, 0.0), _area_corners(pts),
+        passing.append(_Candidate(hom, disp, score, max(separation, 0.0), area_corners(pts),
                                   _share_inside(pts, image.shape)))
     return _choose(passing)
 
@@ -1211,7 +1079,7 @@ def _most_promising(image: np.ndarray, darkest: np.ndarray, rejected: list) -> l
     distinct: list[np.ndarray] = []
     rows = []
     for hom, pts, disp, strict in rejected:
-        corners = _area_corners(pts)
+        corners = area_corners(pts)
         if _is_new_quad(corners, distinct):
             distinct.append(corners)
             near = lattice_score(darkest, pts) + 2 * _mountain_separation(image, pts)
@@ -1224,7 +1092,6 @@ def _most_promising(image: np.ndarray, darkest: np.ndarray, rejected: list) -> l
 def _glyph_settles(image: np.ndarray, intersections: np.ndarray) -> bool:
     """Whether the printed mountain glyph alone settles some side and turn on this lattice and rules
     out its one-cell shifts (:func:`vision.orient.glyph_sure`)."""
-    from vision.orient import glyph_correlations, glyph_sure  # orient builds on this module
 
     px = LATTICE_PX
     cells = rectify_cell_area(image, intersections, px)
@@ -1236,7 +1103,6 @@ def _likeness_settles(image: np.ndarray, intersections: np.ndarray) -> bool:
     """Whether the five mountains of some side and turn look alike on this lattice, clearly more than
     any other layout's and any one-cell shift's (:func:`vision.orient.likeness_sure`): the check
     for printings whose mountains are not dark (line art on white)."""
-    from vision.orient import LIKENESS_SURE_MARGIN, best_likeness_margin  # orient builds on this module
 
     cells = rectify_cell_area(image, intersections, PX)
     return best_likeness_margin(cells, PX) >= LIKENESS_SURE_MARGIN
@@ -1294,7 +1160,7 @@ def _rivals(found: _Candidate, rejected: list, shape: tuple[int, ...]) -> list:
     centre = tuple(float(v) for v in found.corners.mean(axis=0))
     out = []
     for entry in rejected:
-        corners = _area_corners(entry[1])
+        corners = area_corners(entry[1])
         shown = cv2.contourArea(corners.astype(np.float32)) * _share_inside(entry[1], shape)
         if shown * RIVAL_FACTOR <= found.rank:
             continue
@@ -1554,34 +1420,3 @@ def crossing_doubt(snapped: np.ndarray, strength: np.ndarray, disp: np.ndarray) 
     return cv2.blur(local.astype(np.float32), (3, 3), borderType=cv2.BORDER_REFLECT).astype(np.float64)
 
 
-# ---- 3. sampling -----------------------------------------------------------------------------
-def cell_area_maps(intersections: np.ndarray, px: int = PX) -> tuple[np.ndarray, np.ndarray]:
-    """Remap tables (map_x, map_y) for the canonical 11 × 11 cell area at ``px`` per unit.
-
-    Bilinear between the crossings, one axis at a time: each of the 12 crossing columns is first
-    interpolated down the rows, then each output row across them (the same values as interpolating
-    every pixel from its four crossings, at a third of the time; the grid search calls this ~100 times,
-    and no BLAS product is used, which slows to a crawl when its threads share a busy machine).
-    """
-    n = GRID * px
-    u = (np.arange(n, dtype=np.float64) + 0.5) / px
-    i0 = np.minimum(np.floor(u).astype(int), GRID - 1)
-    f = u - i0
-    g = 1 - f
-    maps = []
-    for k in range(2):
-        q = np.asarray(intersections, dtype=np.float64)[..., k]
-        rows = q[i0] * g[:, None] + q[i0 + 1] * f[:, None]  # (n, 12): down the rows first
-        maps.append((rows[:, i0] * g + rows[:, i0 + 1] * f).astype(np.float32))
-    return maps[0], maps[1]
-
-
-def rectify_cell_area(image: np.ndarray, intersections: np.ndarray, px: int = PX) -> np.ndarray:
-    """The 11 × 11 cell area of ``image`` (any channels) at ``px`` per unit, following the crossings."""
-    mx, my = cell_area_maps(intersections, px)
-    return cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-
-
-def sample_cells(image: np.ndarray, fit: GridFit, px: int = PX) -> np.ndarray:
-    """The canonical top-down cell area, (11·px, 11·px, 3), following the snapped crossings."""
-    return rectify_cell_area(image, fit.intersections, px)

@@ -29,7 +29,7 @@ import cv2
 import numpy as np
 
 from scoring.sides import SIDES
-from vision.grid import GridFit, ideal_intersections, line_image, warp_canonical
+from vision.lattice import GridFit, ideal_intersections, line_image, warp_canonical
 from vision.layout import GEOMETRY, GRID
 
 BROWN_TOLERANCE = 8  # red channel may trail the larger of green/blue by this much (grey copies)
