@@ -14,14 +14,7 @@ import pkgutil
 import sys
 
 import api.commands
-
-
-class CliError(Exception):
-    """A failure the user can fix: printed as one line, exit status ``code``."""
-
-    def __init__(self, message: str, code: int = 2):
-        super().__init__(message)
-        self.code = code
+from api.commands import CliError
 
 
 def command_modules(argv: list[str]) -> list[str]:

@@ -8,6 +8,8 @@ from __future__ import annotations
 import logging
 import uuid
 from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, Mapping
 
 from fastapi import Request
 from fastapi.exceptions import RequestValidationError
@@ -25,8 +27,9 @@ class ErrorKind:
     meaning: str
 
 
-#: code → status and meaning. Codes are part of the public contract: add, never rename.
-ERRORS: dict[str, ErrorKind] = {
+#: code → status and meaning, for every route of the service (photos, sheets, games, batch): the one
+#: table, never changed at run time. Codes are part of the public contract: add, never rename.
+ERRORS: Mapping[str, ErrorKind] = MappingProxyType({
     "bad-json": ErrorKind(400, "the request body is not valid JSON"),
     "empty-file": ErrorKind(400, "the uploaded photo has no bytes"),
     "not-found": ErrorKind(404, "no such route"),
@@ -48,7 +51,17 @@ ERRORS: dict[str, ErrorKind] = {
     "reader-unavailable": ErrorKind(503, "the photo reader (or its trained model) is not installed"),
     "validator-unavailable": ErrorKind(503, "the legality validator is not installed in this build"),
     "timeout": ErrorKind(504, "the work took longer than the service's time limit"),
-}
+    # tracked games (api/routes_games.py)
+    "bad-game": ErrorKind(422, "the game setup is not possible (players, side)"),
+    "game-not-found": ErrorKind(404, "no game with this id"),
+    "player-not-found": ErrorKind(404, "no player of this name in the game"),
+    "season-not-found": ErrorKind(404, "that player's sheet for that season is not in yet"),
+    "season-conflict": ErrorKind(409, "the season is already in, a later one is, or an earlier one is missing"),
+    "sheet-rejected": ErrorKind(422, "the season sheet contradicts the earlier season or the cards (cells named)"),
+    # batch jobs (api/routes_batch.py)
+    "job-not-found": ErrorKind(404, "no batch job with this id"),
+    "bad-batch": ErrorKind(422, "the batch request holds no files, or a zip that cannot be opened"),
+})
 
 
 class ErrorBody(BaseModel):
@@ -134,6 +147,15 @@ async def on_unexpected(request: Request, exc: Exception) -> JSONResponse:
               exc_info=(type(exc), exc, exc.__traceback__))
     return error_response("internal-error", f"the service failed on this request (a bug, logged as {error_id}); "
                           "please report it with that id", error_id=error_id)
+
+
+async def on_game_error(_: Request, exc: Exception) -> JSONResponse:
+    """A :class:`api.games.GameError` answers ``{code, message}``; a rejected sheet also lists the
+    cells and reasons (``field`` is then ``sheet``)."""
+    body: dict[str, Any] = {"code": exc.code, "message": exc.message}
+    if exc.code == "sheet-rejected":
+        body.update(field="sheet", cells=exc.cells, reasons=exc.reasons)
+    return JSONResponse(body, status_code=ERRORS[exc.code].status)
 
 
 def install_handlers(app) -> None:

@@ -132,33 +132,31 @@ def test_help_lists_every_command_without_loading_the_database_or_the_solver() -
     assert done.stdout.strip().splitlines()[-1] == "[]"
 
 
-class _Unreadable(Exception):
-    code, message = "no-grid", "no map grid found"
-
-
 @pytest.mark.parametrize("outcome", ["read", "refused"])
 def test_every_photo_read_hands_freed_memory_back(monkeypatch, outcome):
     """The service trims the C heap after each read, answered or refused, so bursts of uploads do
     not leave the resident memory grown (``release_freed_memory``; glibc keeps freed arenas)."""
-    import api.service as service
+    import vision
+    from api import work
+    from api.errors import ApiError
 
     def fake_read(data, side=None):
         if outcome == "refused":
-            raise _Unreadable()
+            raise vision.PhotoError("no-grid", "no map grid found")
         return "reading"
 
     trims = []
-    monkeypatch.setattr(service, "photo_reader", lambda: (fake_read, _Unreadable))
-    monkeypatch.setattr(service, "_malloc_trim", lambda: trims.append)
+    monkeypatch.setattr(vision, "read_photo", fake_read)
+    monkeypatch.setattr(work, "_malloc_trim", lambda: trims.append)
     if outcome == "read":
-        assert service.read_sheet_photo(b"photo", None) == "reading"
+        assert work.read_sheet_photo(b"photo", None) == "reading"
     else:
-        with pytest.raises(service.ApiError):
-            service.read_sheet_photo(b"photo", None)
+        with pytest.raises(ApiError):
+            work.read_sheet_photo(b"photo", None)
     assert trims == [0]
 
 
 def test_the_heap_trim_is_found_on_this_c_library():
-    import api.service as service
+    from api import work
 
-    assert service._malloc_trim() is not None  # Debian's glibc (CI); musl or macOS would answer None
+    assert work._malloc_trim() is not None  # Debian's glibc (CI); musl or macOS would answer None

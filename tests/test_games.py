@@ -221,11 +221,28 @@ def test_the_database_survives_a_service_restart(db_url, monkeypatch, tmp_path):
         game = new_game(first, rec)
         play_through(first, game, rec, seasons=2)
         before = first.get(f"/v1/games/{game}/standings").json()
-        first.app.state.game_store.close()
+    assert first.app.state.game_store is None  # the lifespan closed the database
     with TestClient(create_app()) as second:
         assert second.get(f"/v1/games/{game}/standings").json() == before
         for p in range(4):
             assert send(second, game, f"P{p + 1}", "fall", rec.season_sheets[p][2]).status_code == 201
+
+
+def test_the_database_opens_at_start_up_and_closes_at_shutdown(db_url, monkeypatch):
+    monkeypatch.setenv("CARTOGRAPHERS_DATABASE_URL", db_url)
+    app = create_app()
+    assert app.state.game_store is None  # creating the app opens nothing
+    with TestClient(app):
+        assert app.state.game_store is not None and app.state.game_store.url == db_url
+    assert app.state.game_store is None
+
+
+def test_without_a_lifespan_the_database_opens_on_first_use(db_url, monkeypatch):
+    monkeypatch.setenv("CARTOGRAPHERS_DATABASE_URL", db_url)
+    client = TestClient(create_app())  # no ``with``: the lifespan never runs
+    assert client.get("/v1/games").json() == {"games": []}
+    assert client.app.state.game_store.url == db_url
+    client.app.state.game_store.close()
 
 
 def _upload_spring(args: tuple[str, str, int, int]) -> str:

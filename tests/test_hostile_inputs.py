@@ -193,10 +193,8 @@ def client(tmp_path_factory) -> TestClient:
     app = create_app(Settings(max_upload_bytes=UPLOAD_LIMIT, max_batch_files=BATCH_LIMIT, validate_time_limit=1.0))
     app.state.game_database_url = sqlite_url(work / "games.sqlite3")
     app.state.batch_config = (work / "batch", 1)
-    with TestClient(app) as c:
+    with TestClient(app) as c:  # the lifespan opens the database, and closes it at the end
         yield c
-    if getattr(app.state, "game_store", None) is not None:
-        app.state.game_store.close()
 
 
 @pytest.fixture

@@ -20,8 +20,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-import api.service
-from api.service import photo_reader, validator
+from scoring.validate import validate
+from vision import read_photo
+from vision.classify import ModelMissingError
 from scoring.cards import CARDS
 from scoring.report import score_report
 from scoring.sheet import Sheet
@@ -125,12 +126,8 @@ def test_blank_sheet_then_a_correction_updates_the_score(page, server):
     wait_for_total(page, expected["total"])
     stars = page.locator('tr[data-row="sentinel-wood"] td.num').inner_text()
     assert int(stars) == expected["cards"]["sentinel-wood"]
-    validate = validator()
-    if validate is None:
-        page.wait_for_selector("#verdict:has-text('Not checked')")
-    else:
-        verdict = validate(corrected, time_limit=5.0).to_json()["verdict"]
-        page.wait_for_selector(f"#verdict.{verdict}", timeout=30_000)
+    verdict = validate(corrected, time_limit=5.0).to_json()["verdict"]
+    page.wait_for_selector(f"#verdict.{verdict}", timeout=30_000)
 
 
 def test_selecting_a_card_row_lights_its_evidence_cells(page):
@@ -194,15 +191,14 @@ def sample_photo() -> Path:
     """The sample phone photo of a filled-in side A sheet."""
     path = ROOT / "samples" / "typical-a.jpg"
     try:
-        photo_reader()[0](path.read_bytes())
-    except api.service.model_missing_error() as e:
+        read_photo(path.read_bytes())
+    except ModelMissingError as e:
         pytest.skip(f"the reader has no trained model yet: {e}")
     return path
 
 
 def test_photo_is_read_drawn_scored_and_corrected(page, server, sample_photo):
     path = sample_photo
-    read_photo = photo_reader()[0]
     reading = read_photo(path.read_bytes())
     choose_cards(page)
     page.set_input_files("#photo", str(path))

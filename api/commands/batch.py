@@ -7,7 +7,7 @@ import json
 import sys
 
 from api.batch import BatchOptions, run_batch
-from api.cli import CliError
+from api.commands import CliError
 from scoring.report import parse_cards
 
 

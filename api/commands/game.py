@@ -10,7 +10,7 @@ import argparse
 import json
 from pathlib import Path
 
-from api.cli import CliError
+from api.commands import CliError
 from scoring.seasons import SEASONS as _SEASONS
 
 # api.games and api.store pull in SQLAlchemy (0.4 s): each action imports them when it runs, so

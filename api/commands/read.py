@@ -20,7 +20,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def read_or_fail(photo: str, side: str | None):
     """The reading, or a CliError with the reader's one-line reason (exit 2)."""
-    from api.cli import CliError
+    from api.commands import CliError
     from vision import PhotoError, read_photo
     from vision.classify import ModelMissingError
 
@@ -36,7 +36,7 @@ def write_overlay(reading, photo: str, out: str) -> None:
     """Draw the overlay on the full photo and write it to ``out``."""
     import cv2
 
-    from api.cli import CliError
+    from api.commands import CliError
     from vision import draw_overlay, load_photo
 
     loaded = load_photo(photo, target_long_side=100_000)  # full resolution, orientation applied

@@ -12,7 +12,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from api.cli import CliError
+from api.commands import CliError
 from vision.layout import GEOMETRY
 from vision.synth.paper import VARIANTS, render_sheet
 

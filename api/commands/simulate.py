@@ -11,7 +11,7 @@ import argparse
 import json
 from pathlib import Path
 
-from api.cli import CliError
+from api.commands import CliError
 from scoring.seasons import SEASONS
 from scoring.simulator import STRATEGIES, simulate
 

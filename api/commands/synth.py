@@ -14,7 +14,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from api.cli import CliError
+from api.commands import CliError
 from vision.synth import BACKGROUND_FAMILIES, BACKGROUNDS, STYLE_FAMILIES, STYLES, make_photo
 from vision.synth.photo import truth_overlay
 

@@ -34,7 +34,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from api.cli import CliError
+    from api.commands import CliError
     from vision.train import TrainConfig, quick_config, train_and_save
 
     if args.photos < 20:

@@ -12,7 +12,7 @@ import argparse
 import json
 from pathlib import Path
 
-from api.cli import CliError
+from api.commands import CliError
 from api.sheet_files import load_sheet
 from scoring.sheet import Sheet
 from scoring.sides import cell_name
