@@ -1,0 +1,125 @@
+"""Level ``log``, when the sheet is illegal: which cells to blame.
+
+The order-free model with slack (:class:`~scoring.legality.order_free.OrderFreeModel`) finds the
+fewest cells whose change would make the sheet legal — a terrain no revealed card explains, an
+empty cell a drawing needs, a drawn cell nothing explains — plus turns left without a drawing and
+coin differences; then other sets of cells as small as that one, since the changed cell is often one
+of several that could be blamed.
+"""
+
+from __future__ import annotations
+
+import time
+
+from scoring.legality.card_log import CardLog
+from scoring.legality.order_free import OrderFreeModel
+from scoring.legality.verdicts import Reason
+from scoring.seasons import SEASONS
+from scoring.sheet import Sheet
+from scoring.sides import SIZE, cell_name
+
+
+def explain_illegal(sheets: list[Sheet], sheet_seasons: list[int], log: CardLog, deadline: float,
+                    cap: float = 1.0) -> list[Reason]:
+    """The fewest cells to change (and turns without a drawing, and coins) to make the sheet legal
+    in the order-free model: the cells the verdict names."""
+    generic = Reason("no choice of shape, orientation, position and terrain for the revealed cards draws "
+                     "exactly this sheet and its coins", [])
+    remaining = min(cap, deadline - time.perf_counter())
+    if remaining <= 0.05:
+        return [generic]
+    model = OrderFreeModel(sheets, sheet_seasons, log, slack=True)
+    remaining = min(cap, deadline - time.perf_counter())
+    solver, status = model.run(remaining)
+    cp = model.solve.cp
+    if status not in (cp.OPTIMAL, cp.FEASIBLE):
+        return [generic]
+    primary, reasons = _cell_reasons(model, solver)
+    reasons += _turn_and_coin_reasons(model, solver)
+    if status != cp.OPTIMAL:
+        reasons.append(Reason("(the smallest such set of cells was not proven within the time limit)", []))
+        return reasons or [generic]
+    # other equally small fixes: the changed cell is often one of several that could be blamed
+    if primary:
+        alternatives = alternative_blames(model, solver, primary, deadline, cap)
+        if alternatives:
+            every = sorted({divmod(i, SIZE) for a in [primary, *alternatives] for i in a})
+            reasons.insert(0, Reason(
+                f"the sheet cannot be drawn with the revealed cards; the fewest changes that would allow it touch "
+                f"{len(primary)} cell(s), and any of these cells could be the one: "
+                f"{', '.join(cell_name(c) for c in every)}", every))
+    return reasons or [generic]
+
+
+def _cell_reasons(model: OrderFreeModel, solver) -> tuple[set[int], list[Reason]]:
+    """The cells the slack solution changes (all of them, and a reason per kind of change)."""
+    last = model.last
+    wrong, missing, unexplained = [], [], []
+    for v, cell in model.mismatch.items():
+        if solver.Value(v):
+            (missing if last.empty >> cell & 1 else wrong).append(cell)
+    for v, w, what in model.costs:
+        if isinstance(what, tuple) and what[0] == "cell" and solver.Value(v):
+            unexplained.append(what[1])
+    reasons = []
+    for cells, text in ((wrong, "drawn in a terrain no revealed card explains there"),
+                        (missing, "empty, but a drawing of the revealed cards needs it filled"),
+                        (unexplained, "drawn, but no drawing of the revealed cards explains it")):
+        if cells:
+            cs = sorted(divmod(i, SIZE) for i in cells)
+            reasons.append(Reason(f"{', '.join(cell_name(c) for c in cs)}: {text}", cs))
+    return set(wrong + missing + unexplained), reasons
+
+
+def _turn_and_coin_reasons(model: OrderFreeModel, solver) -> list[Reason]:
+    """The turns the slack solution leaves without a drawing, and its coin differences."""
+    reasons = []
+    for v, w, what in model.costs:
+        if isinstance(what, tuple) and what[0] == "turns" and solver.Value(v):
+            info = what[1]
+            reasons.append(Reason(f"{info['card']}: {solver.Value(v)} revealed turn(s) with no drawing left on the "
+                                  "sheet", []))
+        if isinstance(what, tuple) and what[0] in ("coins+", "coins-") and solver.Value(v):
+            _, f, s = what
+            more = what[0] == "coins+"  # the sheet shows more coins than the drawings explain
+            reasons.append(Reason(
+                f"coins at the end of {SEASONS[s].name}: the sheet shows {f.sheet.coins}, {solver.Value(v)} "
+                f"{'more' if more else 'fewer'} than its coin shapes and {len(f.surrounded)} surrounded "
+                f"mountain(s) explain", list(f.surrounded)))
+    return reasons
+
+
+def alternative_blames(model: OrderFreeModel, solver, primary: set[int], deadline: float, cap: float,
+                       most: int = 8) -> list[set[int]]:
+    """Other sets of cells, as small as the first, whose change would also explain the sheet."""
+    t_end = min(deadline, time.perf_counter() + cap)
+    m = model.m
+    best = int(round(solver.ObjectiveValue()))
+    blame_vars: dict[int, list] = {}
+    for v, cell in model.mismatch.items():
+        blame_vars.setdefault(cell, []).append(v)
+    for v, _, what in model.costs:
+        if isinstance(what, tuple) and what[0] == "cell":
+            blame_vars.setdefault(what[1], []).append(v)
+    blame = {}
+    for cell, vs in blame_vars.items():
+        b = m.NewBoolVar(f"blame{cell}")
+        m.AddMaxEquality(b, vs)
+        blame[cell] = b
+    m.Add(model.objective <= best)
+    m.ClearObjective()
+    found: list[set[int]] = []
+    current = primary
+    while len(found) < most:
+        m.Add(sum(blame[c] for c in current) <= len(current) - 1)
+        left = t_end - time.perf_counter()
+        if left <= 0.05:
+            break
+        solver2, status = model.run(left)
+        if status not in (model.solve.cp.OPTIMAL, model.solve.cp.FEASIBLE):
+            break
+        current = {c for c, b in blame.items() if solver2.Value(b)}
+        if not current:
+            break
+        found.append(current)
+    return found
