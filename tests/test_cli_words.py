@@ -176,3 +176,9 @@ def test_batch_of_nothing_but_notes_says_so(capsys, tmp_path: Path) -> None:
     (tmp_path / "notes.md").write_text("nothing here")
     status, _, err = run(capsys, "batch", tmp_path, "--cards", FOUR, "--out", tmp_path / "r.csv", "--no-progress")
     assert status == 2 and "no photos or sheet files to score (1 other file skipped)" in err
+
+
+def test_scoring_a_photo_names_the_cells_to_check_once(capsys) -> None:
+    status, out, _ = run(capsys, "score", SAMPLE_PHOTO, "--cards", FOUR)
+    assert status == 0
+    assert len([line for line in out.splitlines() if "to check" in line or "check these" in line]) == 1

@@ -24,7 +24,6 @@ def run(args: argparse.Namespace) -> int:
     from api.commands.read import read_or_fail, write_overlay
     from api.text_view import format_report
     from scoring.report import parse_cards, score_report
-    from scoring.sides import cell_name
 
     cards = parse_cards(args.cards)  # bad cards fail before the photo is read
     reading = read_or_fail(args.photo, args.side)
@@ -35,7 +34,5 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({**report, "reading": reading.to_json()}))
     else:
-        print(format_report(reading.sheet, report, colour=sys.stdout.isatty()))
-        if reading.low_confidence_cells:  # the report's warnings already include the reading's
-            print("check these cells: " + " ".join(cell_name(c) for c in sorted(reading.low_confidence_cells)))
+        print(format_report(reading.sheet, report, colour=sys.stdout.isatty()))  # its warnings name the cells to check
     return 0
