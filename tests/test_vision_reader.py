@@ -198,7 +198,7 @@ def test_cells_where_the_grid_is_in_doubt_are_flagged(photos, monkeypatch) -> No
     assert around and not around <= set(plain.low_confidence_cells)
     assert set(doubted.low_confidence_cells) == set(plain.low_confidence_cells) | around
     assert doubted.sheet == plain.sheet  # flagged, not read differently
-    assert any("grid may be off" in w for w in doubted.warnings)
+    assert any("grid lines were hard to follow under" in w for w in doubted.warnings)
 
 
 @pytest.mark.parametrize("rows,cols", [(1, 0), (0, -1)])
