@@ -32,3 +32,26 @@ def col_cells(number: int, skip: str = "") -> str:
 @pytest.fixture
 def blank_a() -> Sheet:
     return Sheet.blank("A")
+
+
+# ---- markers: a quick loop is `python3 -m pytest -m "not slow and not browser"` ----------------------
+#: Test files that read or make photos, train, fuzz, run real servers or databases: each test takes
+#: seconds. Everything else checks rules, parsers and routes in milliseconds.
+SLOW_FILES = {
+    "test_vision_train.py", "test_vision_grid.py", "test_vision_reader.py", "test_vision_coins.py",
+    "test_vision_orient.py", "test_vision_features.py", "test_near_sheets.py", "test_games_photos.py",
+    "test_batch_photos.py", "test_failure_recovery.py", "test_games_postgres.py", "test_bench_scans.py",
+    "test_fuzz_loader.py", "test_synth_photos.py", "test_synth_art.py", "test_synth_truth.py",
+    "test_synth_legibility.py", "test_schemathesis.py",
+}
+#: Test files that drive Debian's Chromium.
+BROWSER_FILES = {"test_web_page.py", "test_web_player.py"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        name = item.path.name
+        if name in SLOW_FILES:
+            item.add_marker(pytest.mark.slow)
+        if name in BROWSER_FILES:
+            item.add_marker(pytest.mark.browser)
