@@ -44,8 +44,7 @@ class CoinReading:
 
 #: the coins' evidence is not independent (neighbours share the light, the hand and the track they are
 #: compared with), so the count's log-likelihood is tempered: about two coins count as one witness.
-#: Same counts; on 575 found dev photos (seeds 507…, 508…) the shipped model's wrong counts under 0.8
-#: confidence 26/42 -> 35/42, photos flagged 6.6 % -> 9.7 %.
+#: The counts stay the same; more of the wrong ones fall under the flag threshold.
 COUNT_TEMPERATURE = 0.5
 
 
@@ -89,17 +88,11 @@ def most_coins(drawn_cells: int) -> int:
 
 #: A track marked all along gives the same evidence as an empty one: every coin is judged against the
 #: track's own last and most print-like coins, and a full track has no unmarked coin left to compare with,
-#: so a marking the model cannot see without that comparison reads as 0, sure (dev photos, seeds
-#: 50700000–299 / 50800000–319: 4 of the 69 reads of 0 were full tracks, at confidence 0.70–0.91; fresh
-#: photos, seeds 50914000–169: 2 of 24, at 0.93 and 0.98). The strip does not tell them apart whatever
-#: the style: a full-vs-empty test on absolute darkness, colour and line measures against the print,
-#: fitted on 200 rendered full tracks, left 3 of those 6 under the true zeros' 90th percentile, and 200
-#: more full tracks in the coin model's training (stand-in fits) read dev's 13–14-coin tracks right 14 ->
-#: 21 of 25 but 11 empty ones as 1–14 (all 573 -> 571 of 608). The sheet does: 14 coins take most of a
-#: game, and the dev / fresh photos with 13–14 marked coins show 58–92 / 47–90 drawn cells as read,
-#: while 55 of the 65 other dev reads of 0 are on sheets with fewer than 40 (31 blank).
+#: so it can read as 0, sure. The strip alone cannot tell them apart (neither a full-vs-empty test on the
+#: print nor more full tracks in training did without misreading empty ones); the sheet can: 14 coins take
+#: most of a game, so a read of 0 on a well-filled map is doubted.
 FULL_TRACK_MIN_DRAWN = 40  # drawn cells (read, not empty) from which a read of 0 may be a full track
-FULL_TRACK_DOUBT = 0.25  # the share of its confidence it loses then (such reads of 0: dev 4 of 14, fresh 2 of 9 were full)
+FULL_TRACK_DOUBT = 0.25  # the share of its confidence it loses then (enough to flag it)
 
 
 def doubt_empty_track(reading: CoinReading, drawn_cells: int) -> CoinReading:
@@ -490,18 +483,16 @@ MOUNTAIN_PX = 64  # px per u of the mountain coin's window (as COIN_PX: both coi
 MOUNTAIN_CENTRE_U = 0.045
 TRACK_CENTRE_U = 0.09
 #: an unmarked track coin's centre is this much less dark and less textured than a mountain coin's (the small
-#: coin's centre takes in some of its inner ring): mean over 600 training-like photos (seeds 1030000–599)
+#: coin's centre takes in some of its inner ring): the mean over training-like photos
 MOUNTAIN_OFFSET = (-0.067, -0.05)
 #: darkness differences are judged in units of this plus the mountain coins' own spread (unmarked track coins
 #: against the mountain coins of the same photo: 0.04 on sharp photos, 0.12 on low-resolution ones)
 MOUNTAIN_DARKNESS_SCALE = 0.03
 #: the reference is the mean of the darkest mountain coins: glare only lightens a coin, and on glare photos
-#: two or three of the five can look lighter than the paper (dev seeds 50800072, 50800291)
+#: two or three of the five can look lighter than the paper
 MOUNTAIN_REFERENCE_COINS = 2
-#: Coin models fitted on 600 training-like photos (seeds 1030000–599) with and without these columns, mean of
-#: three random starts: dev (608 found, seeds 507…/508…) coins exact 570.0 -> 574.0, tracks of 12–14 coins
-#: 31.3 -> 35.7 of 44, empty tracks 56.0 -> 57.0 of 64, off by 2 or more 31.0 -> 27.3; untouched photos (198
-#: found, seeds 50916000–199) 179.0 -> 183.7, 12–14 coins 14.7 -> 17.7 of 21, off by 2 or more 16.7 -> 12.3.
+#: Each track coin against the printed mountain coins of the same photo: they help most on nearly full
+#: tracks, which have no unmarked coin of their own to compare with.
 MOUNTAIN_FEATURE_NAMES = [
     "darkness-mountain", "texture-mountain", "darkness-mountain_z", "darkness-mountain_z-last3",
     "darkness-mountain_z-first3", "darkness-mountain-last3", "texture-mountain-last3", "darkness-mountain-first3",

@@ -428,9 +428,8 @@ THIN_MAX_RESCUED = 12  # best thin-line candidates whose mountains are then chec
 #: photo reached the rescue with up to 96 failed candidates, 45–87 of them distinct, and took 9–17 s)
 THIN_MAX_LATTICES = 8
 #: a promising candidate is refined again on thin lines only when it already shows them this clearly, as it is or
-#: re-fitted to the strips (:func:`_rescued`): every rescue won by a refinement on the dev photos (seeds 50700000–299,
-#: 50800000–319) and the 22 benchmark photos that reach the rescue started at 0.92 or more; on 11 table photos
-#: without a sheet no candidate reached 0.66, and the refinements were most of their time
+#: re-fitted to the strips (:func:`_rescued`): every rescue won by a refinement on the dev and benchmark photos
+#: started at 0.92 or more, while on table photos without a sheet no candidate reached 0.66
 THIN_REFINE_FROM = 0.75
 
 
