@@ -37,8 +37,9 @@ import zipfile
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Callable, Iterator
 
+from api.sheet_files import binary_kind
 from scoring.report import score_report
 from scoring.seasons import SEASON_BY_NAME, check_setup, rank_players
 from scoring.sheet import Sheet, SheetError
@@ -144,9 +145,19 @@ def _worker_setup() -> None:
         pass
 
 
+def looks_like_sheet_text(data: bytes) -> bool:
+    """Whether a file's bytes start as a sheet does: JSON (``{``) or the text form (``side …``).
+
+    >>> [looks_like_sheet_text(b) for b in (b'  {"side": "A"}', b"Side B coins 3", b"# notes")]
+    [True, True, False]
+    """
+    start = data.lstrip()[:4]
+    return start[:1] == b"{" or start.lower() == b"side"
+
+
 def read_sheet_file(name: str, data: bytes, side: str | None) -> tuple[Sheet, list[str], list[str]]:
     """The sheet in a file, its low-confidence cells and the reader's warnings."""
-    if Path(name).suffix.lower() in SHEET_SUFFIXES or data.lstrip()[:1] == b"{" or data.lstrip()[:4].lower() == b"side":
+    if Path(name).suffix.lower() in SHEET_SUFFIXES or looks_like_sheet_text(data):
         text = data.decode("utf-8", errors="replace")
         sheet = Sheet.from_json(json.loads(text)) if text.lstrip().startswith("{") else Sheet.from_text(text)
         return sheet, [], list(sheet.warnings)
@@ -359,7 +370,8 @@ def skip_reason(name: str, data: bytes) -> str | None:
     ('JSON without "cells": not a sheet', None)
     """
     suffix = Path(name).suffix.lower()
-    if suffix in PHOTO_SUFFIXES or data[:4] in (b"\xff\xd8\xff\xe0", b"\xff\xd8\xff\xe1", b"\x89PNG"):
+    kind = binary_kind(data)
+    if suffix in PHOTO_SUFFIXES or (kind or "").endswith(("photo", "image")):
         return None
     text = data[:200_000].decode("utf-8", errors="replace").lstrip()
     if text.lower().startswith("side"):

@@ -10,7 +10,9 @@ from scoring.sheet import Sheet, SheetError
 MAX_SHEET_BYTES = 1_000_000  # a sheet is ~2 kB; anything this big is not a sheet
 
 
-#: File signatures worth naming when one is given where a sheet file is expected.
+#: File signatures worth naming when one is given where a sheet file is expected. The reader's own table
+#: (``vision.load.image_kind``) is not imported here: loading ``vision`` would cost ``score-map`` and
+#: ``validate``, which never read photos, five times their start-up.
 _SIGNATURES = ((b"\xff\xd8\xff", "a JPEG photo"), (b"\x89PNG", "a PNG photo"), (b"%PDF", "a PDF"),
                (b"PK\x03\x04", "a ZIP archive"), (b"GIF8", "a GIF image"), (b"RIFF", "a WebP image"))
 

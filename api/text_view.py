@@ -48,11 +48,10 @@ def legend(sheet: Sheet, marked: bool = False) -> str:
     >>> legend(Sheet.blank("A"))
     'key: T forest  V village  F farm  W water  X monster  M mountain  . empty  r ruins (a letter in lower case: drawn on ruins)'
     """
-    names = {Terrain.FOREST: "forest", Terrain.VILLAGE: "village", Terrain.FARM: "farm", Terrain.WATER: "water",
-             Terrain.MONSTER: "monster", Terrain.MOUNTAIN: "mountain", Terrain.WASTELAND: "rift land",
-             Terrain.EMPTY: "empty"}
-    shown = [t for t in names if t is not Terrain.WASTELAND or sheet.layout.wasteland]
-    key = "  ".join(f"{TEXT_CHAR[t]} {names[t]}" for t in shown)
+    order = (Terrain.FOREST, Terrain.VILLAGE, Terrain.FARM, Terrain.WATER, Terrain.MONSTER, Terrain.MOUNTAIN,
+             Terrain.WASTELAND, Terrain.EMPTY)
+    shown = [t for t in order if t is not Terrain.WASTELAND or sheet.layout.wasteland]
+    key = "  ".join(f"{TEXT_CHAR[t]} {'rift land' if t is Terrain.WASTELAND else t.value}" for t in shown)
     key += "  r ruins (a letter in lower case: drawn on ruins)"
     return f"key: {key}" + ("  · not marked" if marked else "")
 

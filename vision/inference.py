@@ -15,7 +15,7 @@ fitted it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -173,7 +173,7 @@ def _trees_from_sklearn(boosting) -> BoostedTrees:
     # The baseline from the public decision function: it is the same for every row.
     probe = np.zeros((1, boosting.n_features_in_))
     baseline = np.atleast_2d(boosting.decision_function(probe)).reshape(1, -1)[0] - unbiased.decision_function(probe)[0]
-    return BoostedTrees(**{**unbiased.__dict__, "baseline": baseline})
+    return replace(unbiased, baseline=baseline)
 
 
 def export(estimator, probe: np.ndarray | None = None) -> Network | BoostedTrees:

@@ -70,8 +70,7 @@ def summary_table(summary) -> str:
             check = "" if not n else f"{n} cell" if n == 1 else f"{n} cells"
             lines.append(f"{r['place']:>5}  {r['file']:<{width}}  {r['total']:>5}  {-r['monster_stars_lost']:>8}  "
                          f"{r['legality']:<11}  {check}")
-        season = summary.rows and ok[0]["seasons"]
-        if season and len(season) > 1:
+        if len(ok[0]["seasons"]) > 1:
             lines += ["", "total: the four seasons scored on each sheet's map as photographed (give --season to "
                           "score one season)"]
     failed = [r for r in summary.rows if r["status"] != "ok"]
