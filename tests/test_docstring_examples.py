@@ -1,5 +1,6 @@
 """Every ``>>>`` example in a docstring of vision/, scoring/ and api/ holds (the README's test command
-runs only tests/, so without this file a wrong example would go unnoticed: one did, in vision.grid)."""
+runs only tests/, so without this file a wrong example would go unnoticed: one did, in the grid
+finder)."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ MODULES = modules_with_examples()
 
 
 def test_the_examples_are_found() -> None:
-    assert "vision.grid" in MODULES and "scoring.shapes" in MODULES
+    assert "vision.grid.profiles" in MODULES and "scoring.shapes" in MODULES
 
 
 @pytest.mark.parametrize("name", MODULES)

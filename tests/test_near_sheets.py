@@ -20,6 +20,10 @@ from api.service import create_app
 from api.settings import Settings
 from tests.near_sheets import NEAR_SHEETS, as_jpeg
 from vision import grid, lattice
+from vision.grid import linefit
+from vision.grid.profiles import THIN_KERNEL_U, THIN_PX
+from vision.grid.tuning import SHIPPED
+from vision.layout import GRID
 from vision.load import PhotoError
 from vision.reader import Reading, read_photo
 
@@ -81,21 +85,22 @@ def test_the_service_never_answers_5xx_to_a_near_sheet(kind: str, client: TestCl
 def test_lines_of_one_axis_give_no_line_fit_rather_than_a_singular_matrix() -> None:
     """The thin-line fit on a rectified image crossed by lines of one axis only: each axis fixes its own
     terms, so there is no fit (the search moves on), not ``LinAlgError`` from inverting a singular one."""
-    px, m = grid.THIN_PX, grid.LINE_FIT_MARGIN_U
-    size = int((grid.GRID + 2 * m) * px)
+    px, m = THIN_PX, linefit.LINE_FIT_MARGIN_U
+    size = int((GRID + 2 * m) * px)
     image = np.full((size, size), 200, np.uint8)
-    for i in range(1, grid.GRID):
+    for i in range(1, GRID):
         x = int((m + i) * px)
         image[:, x - 1:x + 1] = 20  # lines of constant x only
     to_px = np.array([[px, 0, m * px], [0, px, m * px], [0, 0, 1.0]])
-    canon = grid.warp_canonical(image, to_px, px, -m, -m, grid.GRID + m, grid.GRID + m)
-    measures = grid._line_measures(grid.black_hat(canon, int(grid.THIN_KERNEL_U * px)).astype(np.float32), 0.45)
+    canon = lattice.warp_canonical(image, to_px, px, -m, -m, GRID + m, GRID + m)
+    thin = lattice.black_hat(canon, int(THIN_KERNEL_U * px)).astype(np.float32)
+    measures = linefit.line_measures(thin, 0.45)
     assert len(measures) >= 12 and set(measures[:, 0]) == {0.0}  # plenty of measurements, all on one axis
     # before: a "fit" whose y row was rounding noise (1e-17) or exact zeros, inverted into nonsense or
     # LinAlgError depending on the BLAS build
-    correction, kept = grid._lines_homography(measures)
+    correction, kept = linefit.lines_homography(measures, SHIPPED.line_fit)
     assert correction is None and kept == 0.0
-    assert grid._thin_line_fit(image, to_px) is None
+    assert linefit.thin_line_fit(image, to_px, SHIPPED.line_fit) is None
 
 
 @settings(max_examples=200, deadline=None, derandomize=True)
@@ -106,9 +111,10 @@ def test_a_line_fit_is_none_or_a_well_conditioned_homography(vertical, horizonta
     rng = np.random.default_rng(seed)
     rows = []
     for axis, n in ((0, vertical), (1, horizontal)):
-        index = rng.integers(1, grid.GRID, n)
-        rows += [(axis, i + rng.normal(0, noise), rng.uniform(0, grid.GRID), i, rng.uniform(0.1, 2)) for i in index]
-    correction, kept = grid._lines_homography(np.array(rows).reshape(-1, 5))
+        index = rng.integers(1, GRID, n)
+        rows += [(axis, i + rng.normal(0, noise), rng.uniform(0, GRID), i, rng.uniform(0.1, 2))
+                 for i in index]
+    correction, kept = linefit.lines_homography(np.array(rows).reshape(-1, 5), SHIPPED.line_fit)
     if correction is None:
         assert kept == 0.0
     else:

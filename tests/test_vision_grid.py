@@ -8,6 +8,11 @@ import pytest
 
 from scoring.sides import SIDES
 from vision import grid, orient
+from vision.grid import candidates, finish, linefit, profiles, rescue, search, segments, snap
+from vision.grid.candidates import FailedLattice
+from vision.grid.finish import Crossings
+from vision.grid.tuning import SHIPPED, FinishTuning, GridTuning, SearchTuning
+from vision.lattice import area_corners, lattice_points
 from vision.synth import render_sheet
 
 
@@ -35,6 +40,10 @@ def warped_sheet(side: str, quarter_turns: int, seed: int, tilt: float = 60.0) -
     px, py = rs.to_px(jj, ii)
     truth = cv2.perspectiveTransform(np.stack([px, py], -1).reshape(1, -1, 2), m)[0].reshape(12, 12, 2)
     return photo, truth
+
+
+#: the first source's passes: frame outlines at both search sizes
+FRAME_OUTLINE_PASSES = search.GRID_PASSES[:2]
 
 
 def read_orientation(photo: np.ndarray, fit: grid.GridFit, side: str | None = None) -> orient.Orientation:
@@ -109,12 +118,13 @@ def test_curl_surface_ignores_snaps_on_drawn_strokes() -> None:
         wild = rng.random(truth.shape) < 0.45
         snaps[wild] = rng.uniform(-0.4, 0.4, wild.sum())
         strength[wild] = rng.uniform(5, 40, wild.sum())
-        worst.append(np.abs(grid._smoothed(snaps, strength) - truth)[1:-1, 1:-1].max())
+        worst.append(np.abs(snap.smoothed(snaps, strength) - truth)[1:-1, 1:-1].max())
     assert np.median(worst) < 0.08  # one cubic fit through all snaps: 0.16
 
 
-def _candidate(corners: np.ndarray, score: float, separation: float) -> grid._Candidate:
-    return grid._Candidate(np.eye(3), np.zeros((12, 12, 2)), score, separation, corners.astype(np.float64))
+def _candidate(corners: np.ndarray, score: float, separation: float) -> candidates.Candidate:
+    return candidates.Candidate(np.eye(3), np.zeros((12, 12, 2)), score, separation,
+                                corners.astype(np.float64))
 
 
 def test_placement_of_one_sheet_is_chosen_by_quality_not_area() -> None:
@@ -124,19 +134,22 @@ def test_placement_of_one_sheet_is_chosen_by_quality_not_area() -> None:
     stretched = square.copy()
     stretched[2] += 30
     wrong = _candidate(stretched, score=4.0, separation=0.5)
-    assert grid._choose([wrong, right]) is right
+    assert candidates.choose([wrong, right]) is right
     other_sheet = _candidate(square + 600, score=1.5, separation=0.4)  # beside it, as large
-    assert grid._choose([other_sheet, right]).corners is right.corners
+    assert candidates.choose([other_sheet, right]).corners is right.corners
     bigger_sheet = _candidate((square - 100) * 2 + 700, score=1.5, separation=0.4)
-    assert grid._choose([right, bigger_sheet]) is bigger_sheet  # the user's sheet: the largest
+    assert candidates.choose([right, bigger_sheet]) is bigger_sheet  # the user's sheet: the largest
 
 
 def test_faint_lattice_needs_clear_mountains() -> None:
-    assert grid._accepted(1.5, 0.0)
-    assert not grid._accepted(1.5, -0.01)  # mountains elsewhere: a lattice off by a cell
-    assert grid._accepted(0.9, 0.3) and not grid._accepted(0.9, 0.2)
-    assert grid._accepted(0.3, 0.35) and not grid._accepted(0.3, 0.25)
-    assert not grid._accepted(0.1, 0.9)
+    def accepted(score: float, separation: float) -> bool:
+        return candidates.accepted(score, separation, SHIPPED.accept)
+
+    assert accepted(1.5, 0.0)
+    assert not accepted(1.5, -0.01)  # mountains elsewhere: a lattice off by a cell
+    assert accepted(0.9, 0.3) and not accepted(0.9, 0.2)
+    assert accepted(0.3, 0.35) and not accepted(0.3, 0.25)
+    assert not accepted(0.1, 0.9)
 
 
 @pytest.mark.parametrize("side", ["A", "B"])
@@ -165,8 +178,8 @@ def test_outer_ring_follows_the_frame_not_the_extrapolated_surface() -> None:
     strength[0, 3:6, 1] = 10.0  # …still fairly strong
     ring = np.ones((12, 12), bool)
     ring[1:-1, 1:-1] = False
-    extrapolated = np.abs(grid._smoothed(snaps, strength, ring=False) - truth)[ring].max()
-    followed = np.abs(grid._smoothed(snaps, strength) - truth)[ring].max()
+    extrapolated = np.abs(snap.smoothed(snaps, strength, ring=False) - truth)[ring].max()
+    followed = np.abs(snap.smoothed(snaps, strength) - truth)[ring].max()
     assert extrapolated > 0.1
     assert followed < 0.05
 
@@ -188,7 +201,8 @@ def test_frame_snap_takes_the_band_inner_line() -> None:
     prior = np.zeros((12, 12, 2))
     prior[:, 0, 0] = prior[0, :, 1] = -0.13  # towards the outer line on the left and top
     prior[:, -1, 0] = prior[-1, :, 1] = 0.13  # and on the right and bottom
-    snaps, strength = grid._snap_crossings(img, h, 32, prior, 0.15)
+    snapped = snap.snap_crossings(img, h, 32, prior, 0.15)
+    snaps, strength = snapped.snapped, snapped.strength
     ideal_offset = 0.5 / px  # pixel centres: line drawn at pixel k is at (k + 0.5) / px
     assert np.abs(snaps[:, [0, -1], 0] - ideal_offset).max() < 0.05
     assert np.abs(snaps[[0, -1], :, 1] - ideal_offset).max() < 0.05
@@ -203,7 +217,7 @@ def test_fallback_finds_a_grid_whose_frame_outline_is_broken(seed: int) -> None:
         out = corner - (inward - corner) * 0.6
         tip = corner + (corner - out) * 0.08
         cv2.line(photo, tuple(int(v) for v in out), tuple(int(v) for v in tip), (40, 45, 60), 28)
-    assert grid.find_grid(photo) is None and grid.find_grid(photo, long_side=1800) is None
+    assert search.find_lattice(photo, SHIPPED, FRAME_OUTLINE_PASSES) is None
     fit = grid.fit_grid(photo)
     assert fit is not None
     cell_px = np.median(np.linalg.norm(np.diff(truth, axis=1), axis=2))
@@ -226,16 +240,17 @@ def test_thin_line_check_sees_the_lattice_under_thick_marker_symbols() -> None:
         cv2.line(marked, tuple(int(v) for v in c - 0.3 * cell), tuple(int(v) for v in c + 0.3 * cell),
                  (30, 30, 40), max(2, int(0.12 * cell)))
     half = cv2.perspectiveTransform((grid.ideal_intersections() + 0.5).reshape(1, -1, 2), hom)[0].reshape(12, 12, 2)
-    assert grid.thin_line_score(marked, truth) >= grid.MIN_LINE_CONTRAST
-    assert grid.thin_line_score(marked, half) < grid.WEAK_LINE_CONTRAST
-    found = grid._thin_line_rescue(marked, [(hom, truth, np.zeros((12, 12, 2)), False),
-                                            (hom, half, np.zeros((12, 12, 2)), False)])
-    assert found is not None and found[2] >= grid.MIN_LINE_CONTRAST
+    assert profiles.thin_line_score(marked, truth) >= SHIPPED.accept.min_line_contrast
+    assert profiles.thin_line_score(marked, half) < SHIPPED.accept.weak_line_contrast
+    zero = np.zeros((12, 12, 2))
+    found = rescue.rescued(marked, [FailedLattice(hom, truth, zero, False),
+                                    FailedLattice(hom, half, zero, False)], SHIPPED)
+    assert found is not None and found.score >= SHIPPED.accept.min_line_contrast
     # half a cell off: refined again on thin lines it lands on the printed lattice, or nothing passes
     half_hom = grid.homography_from_intersections(half)
-    found = grid._thin_line_rescue(marked, [(half_hom, half, np.zeros((12, 12, 2)), False)])
+    found = rescue.rescued(marked, [FailedLattice(half_hom, half, zero, False)], SHIPPED)
     if found is not None:
-        pts = grid.lattice_points(found[0], found[1]).reshape(-1, 2)
+        pts = lattice_points(found.homography, found.disp).reshape(-1, 2)
         assert np.linalg.norm(pts.reshape(12, 12, 2) - truth, axis=2).max() < 0.1 * cell
 
 
@@ -266,10 +281,11 @@ def test_rescue_refines_on_thin_lines_a_candidate_pulled_off_by_strokes() -> Non
     lines where it is; refined again on thin lines only, it lands on the printed crossings."""
     photo, truth, hom = marker_sheet(seed=7)
     off_hom, off_pts = _moved(hom, np.array([0.3, -0.25]))
-    assert grid.thin_line_score(photo, off_pts) < grid.WEAK_LINE_CONTRAST
-    found = grid._thin_line_rescue(photo, [(off_hom, off_pts, np.zeros((12, 12, 2)), False)])
+    assert profiles.thin_line_score(photo, off_pts) < SHIPPED.accept.weak_line_contrast
+    zero = np.zeros((12, 12, 2))
+    found = rescue.rescued(photo, [FailedLattice(off_hom, off_pts, zero, False)], SHIPPED)
     assert found is not None
-    pts = grid.lattice_points(found[0], found[1]).reshape(-1, 2)
+    pts = lattice_points(found.homography, found.disp).reshape(-1, 2)
     cell = np.linalg.norm(truth[0, 1] - truth[0, 0])
     assert np.linalg.norm(pts.reshape(12, 12, 2) - truth, axis=2).max() / cell < 0.1
 
@@ -281,15 +297,17 @@ def test_rescue_takes_the_glyph_for_washed_out_mountains_but_not_a_shift() -> No
     photo, truth = warped_sheet("A", 0, seed=7, tilt=30.0)
     hom = grid.homography_from_intersections(truth)
     washed = (photo.astype(np.float32) * 0.4 + 150).astype(np.uint8)
-    assert grid._mountain_separation(washed, truth) <= 0
-    assert grid._glyph_settles(washed, truth)
+    assert profiles.mountain_separation(washed, truth) <= 0
+    assert profiles.glyph_settles(washed, truth)
     zero = np.zeros((12, 12, 2))
-    assert grid._thin_line_rescue(washed, [(hom, truth, zero, False)]) is not None
+    assert rescue.rescued(washed, [FailedLattice(hom, truth, zero, False)], SHIPPED) is not None
     for by in ([1, 0], [0, -1], [1, 1]):
         shifted_hom, shifted = _moved(hom, np.array(by, float))
-        assert grid._mountain_separation(washed, shifted) <= 0
-        assert not grid._glyph_settles(washed, shifted)
-        assert grid._thin_line_rescue(washed, [(shifted_hom, shifted, zero, False)]) is None
+        assert profiles.mountain_separation(washed, shifted) <= 0
+        assert not profiles.glyph_settles(washed, shifted)
+        shifted_lattice = FailedLattice(shifted_hom, shifted, zero, False)
+        rescued = rescue.rescued(washed, [shifted_lattice], SHIPPED)
+        assert rescued is None
 
 
 def test_crossing_doubt_marks_a_patch_of_snaps_off_not_one_stroke() -> None:
@@ -302,12 +320,13 @@ def test_crossing_doubt_marks_a_patch_of_snaps_off_not_one_stroke() -> None:
     snaps[5, 5, 0] += 0.15  # a single stroke
     snaps[8:12, 0:4, :] += 0.14  # a corner where the field is wrong
     strength[0:3, 8:12, :] = 1.0  # a corner with no lines (glare, a finger)
-    doubt = grid.crossing_doubt(snaps, strength, disp)
+    doubt = snap.crossing_doubt(snaps, strength, disp)
     assert doubt[5, 5] < grid.DOUBT_U
     assert (doubt[9:12, 0:3] > grid.DOUBT_U).all()
     assert (doubt[0:2, 9:12] > 0.05).all()
     assert (doubt[0:4, 0:5] < 0.03).all()  # away from all three
-    fit = grid.GridFit(grid.lattice_points(np.diag([10.0, 10.0, 1.0])), np.diag([10.0, 10.0, 1.0]), 1.0, 0.0, doubt)
+    scale = np.diag([10.0, 10.0, 1.0])
+    fit = grid.GridFit(lattice_points(scale), scale, 1.0, 0.0, doubt)
     for k in range(4):
         assert np.array_equal(fit.rotated(k).crossing_doubt, np.rot90(doubt, k))
 
@@ -324,22 +343,18 @@ def test_a_stretched_corner_is_reanchored_on_the_crossings_in_no_doubt() -> None
     dst = cv2.perspectiveTransform(off.reshape(1, -1, 2).astype(np.float64), true_hom)[0].astype(np.float32)
     wrong = cv2.getPerspectiveTransform(src, dst)
     cell_px = np.median(np.linalg.norm(np.diff(truth, axis=1), axis=2))
-    kept = grid.SURE_U
-    try:
-        grid.SURE_U = ()
-        plain = grid._finish(photo, (wrong, np.zeros((12, 12, 2)), 2.0))
-    finally:
-        grid.SURE_U = kept
+    no_reanchoring = GridTuning(finish=FinishTuning(sure_u=()))
+    plain = finish.finish_grid(photo, wrong, np.zeros((12, 12, 2)), 2.0, no_reanchoring)
     plain_err = np.linalg.norm(plain.intersections - truth, axis=2) / cell_px
     assert plain_err.max() > 0.3
     assert (plain.crossing_doubt[plain_err > 0.3] > grid.DOUBT_U).mean() > 0.8
-    fit = grid._finish(photo, (wrong, np.zeros((12, 12, 2)), 2.0))
+    fit = finish.finish_grid(photo, wrong, np.zeros((12, 12, 2)), 2.0, SHIPPED)
     assert np.linalg.norm(fit.intersections - truth, axis=2).max() / cell_px < 0.1
     assert (fit.crossing_doubt > grid.DOUBT_U).sum() < (plain.crossing_doubt > grid.DOUBT_U).sum()
 
 
 @pytest.mark.parametrize("seed", [0, 2])
-def test_segment_source_finds_the_frame_from_its_straight_sides(seed: int, monkeypatch) -> None:
+def test_segment_source_finds_the_frame_from_its_straight_sides(seed: int) -> None:
     """The third source needs no outline at all: with the frame's contour broken (fingers over two
     corners) and the outline sources switched off, the frame's long straight sides still give it."""
     photo, truth = warped_sheet("B", seed % 4, seed=seed)
@@ -347,13 +362,15 @@ def test_segment_source_finds_the_frame_from_its_straight_sides(seed: int, monke
         out = corner - (inward - corner) * 0.6
         tip = corner + (corner - out) * 0.08
         cv2.line(photo, tuple(int(v) for v in out), tuple(int(v) for v in tip), (40, 45, 60), 28)
-    monkeypatch.setattr(grid, "_fallback_hypotheses", lambda gray: [])
-    assert grid.find_grid(photo) is None and grid.find_grid(photo, long_side=1800) is None
+    assert search.find_lattice(photo, SHIPPED, FRAME_OUTLINE_PASSES) is None
     cell_px = np.median(np.linalg.norm(np.diff(truth, axis=1), axis=2))
-    quads = grid._segment_quad_sets(cv2.cvtColor(photo, cv2.COLOR_BGR2GRAY))[0]
+    quads = segments.segment_quads(cv2.cvtColor(photo, cv2.COLOR_BGR2GRAY), SearchTuning()).usual
     corners = np.array([truth[0, 0], truth[0, -1], truth[-1, -1], truth[-1, 0]])
     assert min(np.abs(np.roll(q, k, axis=0) - corners).max() for q in quads for k in range(4)) < 0.5 * cell_px
-    fit = grid.fit_grid(photo)
+    segments_only = search.FallbackOutlines(outlines=False)
+    passes = (*FRAME_OUTLINE_PASSES, search.Search("segments", segments_only),
+              search.Search("segments, larger", segments_only, retry=True), search.ThinLineRescue())
+    fit = grid.fit_grid(photo, passes=passes)
     assert fit is not None
     error_u = min(np.linalg.norm(np.rot90(fit.intersections, k, axes=(0, 1)) - truth, axis=2).max() for k in range(4)) / cell_px
     assert error_u < 0.1
@@ -363,8 +380,8 @@ def test_segment_lattice_needs_clear_lines_or_clear_mountains() -> None:
     """A wrong long line (the coin track's edge) gives a lattice a cell off with a line score of about
     1.3 and mountains hidden: the segment source accepts a lattice without clear mountains only
     when its lines are very clear and the mountains show at least a little."""
-    assert grid.SEGMENT_CLEAR_LINES >= 1.5 * grid.MIN_LINE_CONTRAST
-    assert 0 < grid.SEGMENT_MOUNTAINS < grid.MOUNTAIN_CONFIRMS
+    assert SHIPPED.accept.segment_clear_lines >= 1.5 * SHIPPED.accept.min_line_contrast
+    assert 0 < SHIPPED.accept.segment_mountains < SHIPPED.accept.mountain_confirms
 
 
 def _true_turn(fit: grid.GridFit, truth: np.ndarray) -> int:
@@ -399,8 +416,10 @@ def test_washed_out_mountains_are_recognised_by_their_glyph(side: str, quarter_t
 #: stretches the lattice an extra line over one side (the side pull); marker strokes or a stain hold the snaps
 #: of one part up to half a cell off and the smooth field follows them (the thin-line refit)
 LATTICES_OFF_OVER_ONE_SIDE = [
-    ("_side_pulled", "A", 0, 3, np.clip(1 - (11 - np.arange(12)) / 5, 0, None), 9),  # +1 u at the last column
-    ("_thin_refit", "B", 2, 5, 0.45 * np.clip((np.arange(12) - 5) / 6, 0, None), 7),  # 0 to 0.45 u, right half
+    (lambda photo, dark, now: finish.side_pulled(photo, dark, now, SHIPPED.finish), "A", 0, 3,
+     np.clip(1 - (11 - np.arange(12)) / 5, 0, None), 9),  # +1 u at the last column
+    (lambda photo, dark, now: finish.thin_refit(photo, dark, now, SHIPPED), "B", 2, 5,
+     0.45 * np.clip((np.arange(12) - 5) / 6, 0, None), 7),  # 0 to 0.45 u, right half
 ]
 
 
@@ -410,20 +429,20 @@ def test_a_lattice_off_over_one_side_is_corrected(correction, side, turns, seed,
     """A lattice off over one side, its crossings there in doubt: the correction fits the thin printed
     lines clearly better and puts every crossing within 0.1 u; the right lattice is left as it is."""
     photo, truth = warped_sheet(side, turns, seed=seed, tilt=30.0)
-    correct = getattr(grid, correction)
     doubt = np.zeros((12, 12))
     doubt[:, doubted_from:] = 2 * grid.DOUBT_U
     dark = grid.line_image(photo)
-    corrected = correct(photo, dark, columns_moved(truth, shift_u), doubt)
+    zero = np.zeros((12, 12, 2))
+    corrected = correction(photo, dark, Crossings(columns_moved(truth, shift_u), zero, doubt))
     assert corrected is not None
-    assert worst_error_u(corrected[0], truth) < 0.1
-    assert correct(photo, dark, truth, doubt) is None
+    assert worst_error_u(corrected.points, truth) < 0.1
+    assert correction(photo, dark, Crossings(truth, zero, doubt)) is None
 
 
 def test_a_side_pull_the_thin_lines_favour_less_is_kept_when_the_lattice_score_confirms_it() -> None:
     """Benchmark photo 50100221 (a bowed, folded sheet tilted 36° on gingham): the found lattice
     stretched 1 u over the first five columns. Pulled back, its thin-line score gains only 1.22×
-    (under ``SIDE_PULL_GAIN``) but its lattice score 1.73× and its mountains separate better: kept.
+    (under ``FinishTuning.side_pull_gain``) but its lattice score 1.73× and its mountains separate better: kept.
     Left unpulled, the lattice is up to 1.07 u off and 27 cells are read wrong."""
     from vision.load import load_photo
     from vision.reader import locate
@@ -440,7 +459,7 @@ def test_a_frame_side_outranked_by_longer_lines_is_still_tried_last() -> None:
     header): the frame's outline merges with the fingers and the paper's edge into one contour, so
     only the long-segment source can outline it, and the frame's left side, detected along three
     quarters of its length, is the 7th longest vertical line (the coin track's and the season
-    boxes' sides are longer). Its late quads (``SEGMENT_LINES_LATE``), tried when nothing else
+    boxes' sides are longer). Its late quads (``SearchTuning.segment_lines_late``), tried when nothing else
     passes, find it 0.03 u off; without them the photo gets "no map grid found"."""
     from vision.load import load_photo
     from vision.reader import locate
@@ -472,7 +491,7 @@ def worst_error_u(pts: np.ndarray, truth: np.ndarray) -> float:
 def test_rescue_refines_only_the_most_promising_failed_candidates(monkeypatch) -> None:
     """Among many failed candidates (lattices of another pitch over the sheet and the table) the
     one pulled 0.3 u off by strokes is among the few the rescue refines again, and it is rescued;
-    the others are never refined (a no-grid photo's time is bounded by ``THIN_MAX_LATTICES``)."""
+    the others are never refined (a no-grid photo's time is bounded by ``RescueTuning.max_lattices``)."""
     photo, truth, hom = marker_sheet(seed=7)
     zero = np.zeros((12, 12, 2))
     off_hom, off_pts = _moved(hom, np.array([0.3, -0.25]))
@@ -482,30 +501,33 @@ def test_rescue_refines_only_the_most_promising_failed_candidates(monkeypatch) -
             for ty in (-1.5, 1.5, 3.5):
                 wrong = hom @ np.array([[scale, 0, tx], [0, scale, ty], [0, 0, 1.0]])
                 pts = cv2.perspectiveTransform(grid.ideal_intersections().reshape(1, -1, 2), wrong)[0]
-                rejected.append((wrong, pts.reshape(12, 12, 2), zero, False))
-    rejected.insert(17, (off_hom, off_pts, zero, False))
+                rejected.append(FailedLattice(wrong, pts.reshape(12, 12, 2), zero, False))
+    rejected.insert(17, FailedLattice(off_hom, off_pts, zero, False))
     refined = []
-    refine = grid._refine_coarse_to_fine
-    monkeypatch.setattr(grid, "_refine_coarse_to_fine", lambda *a, **k: refined.append(1) or refine(*a, **k))
-    found = grid._thin_line_rescue(photo, rejected)
-    assert 0 < len(refined) <= 2 * grid.THIN_MAX_LATTICES < len(rejected)
+    refine = rescue.refine_coarse_to_fine
+    monkeypatch.setattr(rescue, "refine_coarse_to_fine",
+                        lambda *a, **k: refined.append(1) or refine(*a, **k))
+    found = rescue.rescued(photo, rejected, SHIPPED)
+    assert 0 < len(refined) <= 2 * SHIPPED.rescue.max_lattices < len(rejected)
     assert found is not None
-    pts = grid.lattice_points(found[0], found[1]).reshape(-1, 2)
+    pts = lattice_points(found.homography, found.disp).reshape(-1, 2)
     cell = np.linalg.norm(truth[0, 1] - truth[0, 0])
     assert np.linalg.norm(pts.reshape(12, 12, 2) - truth, axis=2).max() / cell < 0.1
 
 
 def test_fallback_search_refines_at_most_its_best_few_outlines(monkeypatch) -> None:
-    """The second and third sources give dozens of outlines; only the ``FALLBACK_REFINED`` best
+    """The second and third sources give dozens of outlines; only the ``SearchTuning.fallback_refined`` best
     pre-checked are refined, and the sheet is still found from them."""
     photo, truth = warped_sheet("B", 1, seed=11)
     checked = []
-    check = grid._check_hypotheses
-    monkeypatch.setattr(grid, "_check_hypotheses", lambda *a, **k: checked.append(k.get("strict")) or check(*a, **k))
-    found = grid.find_grid(photo, fallback=True)
-    assert 0 < len(checked) <= grid.FALLBACK_REFINED
+    check = search.check_hypotheses
+    monkeypatch.setattr(search, "check_hypotheses",
+                        lambda *a, **k: checked.append(k.get("strict")) or check(*a, **k))
+    fallback = search.Search("fallback outlines", search.FallbackOutlines())
+    found = fallback.run(photo, None, (), SHIPPED).found
+    assert 0 < len(checked) <= SHIPPED.search.fallback_refined
     assert found is not None
-    pts = grid.lattice_points(found[0], found[1]).reshape(-1, 2)
+    pts = lattice_points(found.homography, found.disp).reshape(-1, 2)
     cell = np.linalg.norm(truth[0, 1] - truth[0, 0])
     errs = [np.linalg.norm(np.rot90(pts.reshape(12, 12, 2), k, axes=(0, 1)) - truth, axis=2).max() for k in range(4)]
     assert min(errs) / cell < 0.2
@@ -518,10 +540,10 @@ def test_thin_line_fit_brings_a_skewed_candidate_onto_the_printed_lines() -> Non
     photo, truth, hom = marker_sheet(seed=7)
     skew = np.array([[1.015, 0.01, 0.25], [-0.005, 0.985, -0.2], [0.0005, -0.0005, 1.0]])
     cell = np.linalg.norm(truth[0, 1] - truth[0, 0])
-    assert np.linalg.norm(grid.lattice_points(hom @ skew) - truth, axis=2).min() / cell > 0.3
-    fitted = grid._thin_line_fit(grid.line_image(photo), hom @ skew)
+    assert np.linalg.norm(lattice_points(hom @ skew) - truth, axis=2).min() / cell > 0.3
+    fitted = linefit.thin_line_fit(grid.line_image(photo), hom @ skew, SHIPPED.line_fit)
     assert fitted is not None
-    assert np.linalg.norm(grid.lattice_points(fitted) - truth, axis=2).max() / cell < 0.1
+    assert np.linalg.norm(lattice_points(fitted) - truth, axis=2).max() / cell < 0.1
 
 
 def test_thin_line_fit_gives_up_where_no_lattice_of_lines_is() -> None:
@@ -529,11 +551,11 @@ def test_thin_line_fit_gives_up_where_no_lattice_of_lines_is() -> None:
     photo, truth, hom = marker_sheet(seed=7)
     table = np.full_like(photo, 90)
     table = cv2.add(table, np.random.default_rng(3).integers(0, 40, photo.shape, dtype=np.uint8))
-    assert grid._thin_line_fit(grid.line_image(table), hom) is None
+    assert linefit.thin_line_fit(grid.line_image(table), hom, SHIPPED.line_fit) is None
 
 
 def test_rescue_does_not_refine_a_candidate_that_shows_no_lines(monkeypatch) -> None:
-    """Over a bare table neither the candidate nor its strip fit shows thin lines (under ``THIN_REFINE_FROM``),
+    """Over a bare table neither the candidate nor its strip fit shows thin lines (under ``RescueTuning.refine_from``),
     so the rescue skips the costly refinement (most of a no-sheet photo's time); on the sheet, the same
     placement 0.3 u off is still refined or re-fitted and rescued."""
     photo, truth, hom = marker_sheet(seed=7)
@@ -541,20 +563,22 @@ def test_rescue_does_not_refine_a_candidate_that_shows_no_lines(monkeypatch) -> 
     zero = np.zeros((12, 12, 2))
     off_hom, off_pts = _moved(hom, np.array([0.3, -0.25]))
     refined = []
-    refine = grid._refine_coarse_to_fine
-    monkeypatch.setattr(grid, "_refine_coarse_to_fine", lambda *a, **k: refined.append(1) or refine(*a, **k))
-    assert grid._thin_line_rescue(table, [(off_hom, off_pts, zero, False)]) is None
+    refine = rescue.refine_coarse_to_fine
+    monkeypatch.setattr(rescue, "refine_coarse_to_fine",
+                        lambda *a, **k: refined.append(1) or refine(*a, **k))
+    assert rescue.rescued(table, [FailedLattice(off_hom, off_pts, zero, False)], SHIPPED) is None
     assert refined == []
-    assert grid._thin_line_rescue(photo, [(off_hom, off_pts, zero, False)]) is not None
+    off = FailedLattice(off_hom, off_pts, zero, False)
+    assert rescue.rescued(photo, [off], SHIPPED) is not None
 
 
 # ---- the user's sheet, not the one lying beside it ----------------------------------------------
 def _lattice_candidate(origin: tuple[float, float], cell: float, score: float, separation: float,
-                       shape: tuple[int, int]) -> grid._Candidate:
+                       shape: tuple[int, int]) -> candidates.Candidate:
     """An upright lattice of ``cell`` px cells from ``origin`` (px), as a passing candidate in a photo of ``shape``."""
     pts = grid.ideal_intersections() * cell + np.array(origin)
-    return grid._Candidate(np.eye(3), np.zeros((12, 12, 2)), score, separation, grid.area_corners(pts),
-                           grid._share_inside(pts, shape))
+    return candidates.Candidate(np.eye(3), np.zeros((12, 12, 2)), score, separation, area_corners(pts),
+                           profiles.share_inside(pts, shape))
 
 
 def test_a_sheet_cut_off_by_the_photo_edge_ranks_by_what_shows() -> None:
@@ -564,9 +588,9 @@ def test_a_sheet_cut_off_by_the_photo_edge_ranks_by_what_shows() -> None:
     user = _lattice_candidate((500, 300), 40.0, score=1.5, separation=0.3, shape=shape)
     cut_off = _lattice_candidate((-400, 200), 50.0, score=2.5, separation=0.5, shape=shape)
     assert cut_off.area > 1.5 * user.area and cut_off.inside < 0.3
-    assert grid._choose([cut_off, user]) is user
+    assert candidates.choose([cut_off, user]) is user
     whole = _lattice_candidate((850, 200), 50.0, score=2.5, separation=0.5, shape=shape)
-    assert grid._choose([whole, user]) is whole  # whole in the photo, the larger sheet still wins
+    assert candidates.choose([whole, user]) is whole  # whole in the photo, the larger sheet still wins
 
 
 def test_a_blank_sheet_beside_it_does_not_hide_the_users_marker_filled_sheet() -> None:
@@ -581,17 +605,18 @@ def test_a_blank_sheet_beside_it_does_not_hide_the_users_marker_filled_sheet() -
     y0, x0 = (wide.shape[0] - h) // 2, photo.shape[1] + 30
     region = wide[y0:y0 + h, x0:x0 + w]
     region[:] = np.where(blank.alpha[..., None] > 127, blank.image, region)
-    assert grid.find_grid(wide) is not None  # something passes: the blank sheet …
-    found = grid._find(wide)  # … but the user's is found
+    frame_only = search.GRID_PASSES[:1]
+    assert search.find_lattice(wide, SHIPPED, frame_only) is not None  # the blank sheet passes …
+    found = search.find_lattice(wide, SHIPPED)  # … but the user's is found
     assert found is not None
-    pts = grid.lattice_points(found[0], found[1])
+    pts = lattice_points(found.homography, found.disp)
     cell = np.linalg.norm(truth[0, 1] - truth[0, 0])
     errs = [np.linalg.norm(np.rot90(pts, k, axes=(0, 1)) - truth, axis=2).max() for k in range(4)]
     assert min(errs) / cell < 0.2
 
 
 # ---- re-anchoring on a third of the sheet ------------------------------------------------------
-def test_a_lattice_slid_off_over_most_of_the_sheet_is_reanchored_on_its_few_sure_crossings(monkeypatch) -> None:
+def test_a_lattice_slid_off_over_most_of_the_sheet_is_reanchored_on_its_few_sure_crossings() -> None:
     """Columns 3-11 slid progressively off (1.2 u at the last: onto a cloth's stripes beyond the frame), only
     the 36 crossings of columns 0-2 sure: too few for the usual re-anchoring (``MIN_SURE``), enough for the
     second tier, which brings every crossing within 0.1 u."""
@@ -599,15 +624,17 @@ def test_a_lattice_slid_off_over_most_of_the_sheet_is_reanchored_on_its_few_sure
     slid = columns_moved(truth, 1.2 * np.clip((np.arange(12) - 2) / 9, 0, None))
     doubt = np.full((12, 12), 2 * grid.DOUBT_U)
     doubt[:, :3] = 0.0
-    assert grid._sure_tiers(doubt) == [[], list(grid.SURE_U)]
+    tuning = SHIPPED.finish
+    assert finish.sure_tiers(doubt, tuning) == [[], list(tuning.sure_u)]
     dark = grid.line_image(photo)
 
     def found_score() -> float:
-        return grid.lattice_score(dark, slid)
+        return profiles.lattice_score(dark, slid)
 
-    reanchored = grid._reanchored(photo, dark, slid, doubt, grid.SURE_U[0], found_score)
+    now = Crossings(slid, np.zeros((12, 12, 2)), doubt)
+    reanchored = finish.reanchored(photo, dark, now, tuning.sure_u[0], found_score, tuning)
     assert reanchored is not None
-    assert worst_error_u(reanchored[0], truth) < 0.1
-    assert (reanchored[2] > grid.DOUBT_U).sum() < (doubt > grid.DOUBT_U).sum()
-    monkeypatch.setattr(grid, "MIN_SURE_FEW", grid.MIN_SURE)  # no second tier: the slid lattice stays off
-    assert grid._reanchored(photo, dark, slid, doubt, grid.SURE_U[0], found_score) is None
+    assert worst_error_u(reanchored.points, truth) < 0.1
+    assert reanchored.doubted < now.doubted
+    one_tier = FinishTuning(min_sure_few=tuning.min_sure)  # no second tier: the lattice stays off
+    assert finish.reanchored(photo, dark, now, tuning.sure_u[0], found_score, one_tier) is None

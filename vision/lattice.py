@@ -26,7 +26,7 @@ class GridFit:
 
     intersections: np.ndarray  # (12, 12, 2) photo (x, y); [i, j] is line row i, line column j
     homography: np.ndarray  # 3×3, canonical u → photo px (least squares over the crossings)
-    lattice_score: float  # line / between-line profile ratio (≥ MIN_LINE_CONTRAST)
+    lattice_score: float  # line / between-line profile ratio (≥ AcceptTuning.min_line_contrast)
     snap_residual_u: float  # median |local snap| after regularisation, in u
     #: (12, 12) u, [i, j] as ``intersections``: how far each final crossing may be from the true one
     #: (:func:`crossing_doubt`); crossings above ``DOUBT_U`` are the ones to distrust

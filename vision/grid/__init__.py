@@ -1,0 +1,51 @@
+"""Finding the printed 11 × 11 grid in a photo, rectifying it, and following curled paper.
+
+The stages, in the order a photo meets them (docs/printed-sheet.md, "Layout"):
+
+1. Outlines (:mod:`vision.grid.quads`, :mod:`vision.grid.segments`): quadrilaterals of the dark
+   printed frame, of merged contours and the paper, and of the photo's long straight segments,
+   each as u → photo homographies.
+2. Pre-check and checks (:mod:`vision.grid.profiles`): an outline re-anchored on the dashed lines'
+   profile; a refined lattice's line score and its five printed mountains.
+3. Candidates (:mod:`vision.grid.candidates`): each hypothesis refined locally and checked; the
+   user's sheet chosen among those that pass.
+4. Search (:mod:`vision.grid.search`): the passes of :data:`GRID_PASSES`, cheapest first, ending
+   with the thin-line rescue (:mod:`vision.grid.rescue`, :mod:`vision.grid.linefit`).
+5. Finish (:mod:`vision.grid.finish`): the 144 crossings snapped at full resolution and made a
+   smooth field (:mod:`vision.grid.snap`), each with a doubt, corrected where in doubt.
+
+Coordinates: photo points are (x, y) pixels of the decoded image; canonical points are grid
+units ``u`` (origin top-left of the cell area, vision.layout). The tuning of every stage is a
+:class:`GridTuning`; the lattice's geometry and sampling live in :mod:`vision.lattice` and are
+importable here too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from vision.grid.finish import finish_grid, shifted_fit
+from vision.grid.quads import order_corners
+from vision.grid.search import GRID_PASSES, GridPass, find_lattice
+from vision.grid.snap import DOUBT_U
+from vision.grid.tuning import SHIPPED, GridTuning
+from vision.lattice import (PX, DegenerateFit, GridFit, cell_side_px, homography_from_intersections,
+                            ideal_intersections, line_image, sample_cells, warp_canonical)
+
+__all__ = ["DOUBT_U", "GRID_PASSES", "PX", "DegenerateFit", "GridFit", "GridTuning",
+           "cell_side_px", "fit_grid", "homography_from_intersections", "ideal_intersections",
+           "line_image", "order_corners", "sample_cells", "shifted_fit", "warp_canonical"]
+
+
+def fit_grid(image: np.ndarray, tuning: GridTuning = SHIPPED,
+             passes: Sequence[GridPass] = GRID_PASSES) -> GridFit | None:
+    """Find, check and refine the grid in a decoded photo; ``None`` when there is none."""
+    found = find_lattice(image, tuning, passes)
+    if found is None:
+        return None
+    try:
+        return finish_grid(image, found.homography, found.disp, found.score, tuning)
+    except DegenerateFit:  # the finished crossings span no plane: that was no sheet's grid
+        return None
