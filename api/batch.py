@@ -34,10 +34,10 @@ import os
 import re
 import time
 import zipfile
+from collections.abc import Callable, Iterator
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator
 
 from api.sheet_files import binary_kind
 from scoring.report import score_report
@@ -49,7 +49,8 @@ JOURNAL_SUFFIX = ".journal.jsonl"
 JOURNAL_KIND = "cartographers-batch"
 JOURNAL_VERSION = 1
 SHEET_SUFFIXES = {".json", ".txt"}  # corrected sheets: no photo reading
-#: Photo files the reader takes (by name); any other file that is not a sheet is skipped, not failed.
+#: Photo files the reader takes (by name); any other
+#: file that is not a sheet is skipped, not failed.
 PHOTO_SUFFIXES = {".jpg", ".jpeg", ".png", ".heic", ".heif", ".webp", ".bmp", ".tif", ".tiff"}
 MAX_FILE_BYTES = 60_000_000  # one photo; a zip member bigger than this is listed as an error
 #: Per-worker thread caps, so N worker processes use N cores rather than N × all cores.
@@ -103,12 +104,14 @@ class InputFile:
         with zipfile.ZipFile(self.path) as z:
             info = z.getinfo(self.member)
             if info.file_size > MAX_FILE_BYTES:
-                raise BatchError(f"{self.member} is {info.file_size:,} bytes unpacked; the limit is {MAX_FILE_BYTES:,}")
+                raise BatchError(f"{self.member} is {info.file_size:,} bytes unpacked; the limit is "
+                                 f"{MAX_FILE_BYTES:,}")
             return z.read(self.member)
 
 
 def unsafe_member(name: str) -> bool:
-    """A zip member name that would escape a folder if extracted: absolute, a drive, or a ``..`` part."""
+    """A zip member name that would escape a folder if
+    extracted: absolute, a drive, or a ``..`` part."""
     parts = re.split(r"[\\/]", name)
     return name.startswith(("/", "\\")) or ".." in parts or bool(re.match(r"^[A-Za-z]:", name))
 
@@ -268,7 +271,7 @@ class Journal:
         self.file.close()
 
 
-# ---- running many ----------------------------------------------------------------------------------
+# ---- running many --------------------------------------------------------------------------------
 @dataclass
 class BatchSummary:
     """What a run did: counts, time and throughput of the sheets scored in this run."""
@@ -298,7 +301,8 @@ def _forkserver() -> multiprocessing.context.BaseContext:
     process whose OpenCV/BLAS threads hold locks can hang the child); the server imports the
     heavy modules once, so every pool after the first starts in a blink."""
     os.environ.update(SINGLE_THREAD_ENV)  # before the server starts: its BLAS/OpenMP then use one thread,
-    # as Dask's workers do, so the reader's arithmetic (and so its readings) is the same on both paths
+    # as Dask's workers do, so the reader's arithmetic
+    # (and so its readings) is the same on both paths
     ctx = multiprocessing.get_context("forkserver")
     ctx.set_forkserver_preload(["api.batch", "scoring.validate", "vision"])
     return ctx
@@ -326,7 +330,8 @@ def make_executor(workers: int, scheduler: str | None) -> tuple[cf.Executor, Cal
 
 def run_pool(executor: cf.Executor, todo: list[tuple[InputFile, str]], options: BatchOptions,
              window: int, score: ScoreFn) -> Iterator[tuple[str, dict]]:
-    """Score ``todo`` on the executor, at most ``window`` in flight; yield ``(digest, row)`` as done.
+    """Score ``todo`` on the executor, at most ``window`` in flight; yield ``(digest, row)`` as
+    done.
 
     Bytes are read just before a sheet is sent, so memory holds ``window`` photos, not the batch.
     """
@@ -361,12 +366,13 @@ def _run_pool(executor: cf.Executor, todo: list[tuple[InputFile, str]], options:
 
 
 def skip_reason(name: str, data: bytes) -> str | None:
-    """Why a file of the batch is not a sheet to score (a note, a truth file, a spreadsheet), or None.
-    A file that looks meant as a sheet but is broken is scored, and fails with its reason.
+    """Why a file of the batch is not a sheet to score (a note, a truth file, a spreadsheet), or
+    None. A file that looks meant as a sheet but is broken is scored, and fails with its reason.
 
     >>> skip_reason("notes.md", b"# table 3"), skip_reason("a.jpg", b"...")
     ('not a photo or a sheet file', None)
-    >>> skip_reason("a.truth.json", b'{"sheet": {}}'), skip_reason("torn.json", b'{"side": "A", "cel')
+    >>> torn = b'{"side": "A", "cel'
+    >>> skip_reason("a.truth.json", b'{"sheet": {}}'), skip_reason("torn.json", torn)
     ('JSON without "cells": not a sheet', None)
     """
     suffix = Path(name).suffix.lower()
@@ -413,7 +419,8 @@ def load_todo(items: list[InputFile], done: dict[str, dict],
 def run_batch(source: str | Path, out: str | Path, options: BatchOptions, *, workers: int = 2,
               scheduler: str | None = None, progress: bool = True, fresh: bool = False,
               on_row: Callable[[dict, int, int], None] | None = None, score: ScoreFn | None = None) -> BatchSummary:
-    """Score every sheet of ``source`` into ``out`` (``.csv`` or ``.json``), resuming from the journal.
+    """Score every sheet of ``source`` into ``out`` (``.csv`` or ``.json``), resuming from the
+    journal.
 
     ``on_row(row, done, total)`` is called after each sheet is safely in the journal. ``score`` is
     the per-sheet function (default :func:`score_file`); it must be importable by name, as the

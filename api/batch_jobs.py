@@ -28,7 +28,8 @@ JOB_ID = re.compile(r"^[0-9a-f]{12}$")
 
 
 def batch_root() -> Path:
-    """Where the job folders live: ``CARTOGRAPHERS_BATCH_DIR``, else ``batch`` in the data folder."""
+    """Where the job folders live: ``CARTOGRAPHERS_BATCH_DIR``,
+    else ``batch`` in the data folder."""
     return Path(os.environ.get(BATCH_DIR_ENV) or data_dir() / "batch")
 
 
@@ -166,7 +167,8 @@ def safe_name(name: str | None, used: set[str]) -> str:
 
 
 def count_sheets(files: list[tuple[str, bytes]]) -> int:
-    """How many sheets an upload holds: the files of one zip (never unpacked here), else the uploads."""
+    """How many sheets an upload holds: the files of one
+    zip (never unpacked here), else the uploads."""
     if len(files) == 1 and files[0][1].startswith(ZIP_MAGIC):
         try:
             with zipfile.ZipFile(io.BytesIO(files[0][1])) as z:

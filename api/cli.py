@@ -68,6 +68,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":  # ``python -m api.cli``: run the imported module's main, so its CliError is the one
-    from api.cli import main as imported_main  # the commands raise (this file also runs as __main__)
+    # the commands raise (this file also runs as __main__)
+    from api.cli import main as imported_main
 
     sys.exit(imported_main())

@@ -14,8 +14,9 @@ resumed when the service is next asked about batches.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from functools import partial
-from typing import Annotated, Any, Callable
+from typing import Annotated, Any
 
 import anyio
 from fastapi import Depends, FastAPI, Request
@@ -95,7 +96,8 @@ async def get_store(request: Request) -> Store:
 
 
 async def get_batch_jobs(request: Request) -> BatchJobs:
-    """The app's batch jobs, set up on first use; unfinished jobs (the service stopped) then resume."""
+    """The app's batch jobs, set up on first use;
+    unfinished jobs (the service stopped) then resume."""
     state = request.app.state
     with _opening:
         if state.batch_jobs is None:

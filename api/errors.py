@@ -7,16 +7,16 @@ from __future__ import annotations
 
 import logging
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any
 
 from fastapi import Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
-
 
 log = logging.getLogger("cartographers.service")
 
@@ -141,7 +141,8 @@ async def on_http_error(request: Request, exc: StarletteHTTPException) -> JSONRe
 
 
 async def on_unexpected(request: Request, exc: Exception) -> JSONResponse:
-    """A bug: the traceback goes to the log under a fresh id; the client gets the id, not the internals."""
+    """A bug: the traceback goes to the log under a fresh
+    id; the client gets the id, not the internals."""
     error_id = uuid.uuid4().hex[:12]
     log.error("internal error %s on %s %s", error_id, request.method, request.url.path,
               exc_info=(type(exc), exc, exc.__traceback__))

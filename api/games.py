@@ -30,7 +30,7 @@ from sqlalchemy.exc import IntegrityError
 
 from api.store import GameRow, PlayerRow, RevealedRow, SeasonSheetRow, Store
 from scoring.decks import get_deck_card
-from scoring.seasons import SEASONS, SEASON_BY_NAME, check_setup, rank_players, score_season
+from scoring.seasons import SEASON_BY_NAME, SEASONS, check_setup, rank_players, score_season
 from scoring.sheet import Sheet
 from scoring.sides import SIDES, cell_name
 
@@ -75,7 +75,8 @@ class GameSetup:
 
 
 def check_revealed(season: str, cards: list[str]) -> None:
-    """A season name and a list of explore/ambush card slugs, or ``GameError`` naming the bad one."""
+    """A season name and a list of explore/ambush card
+    slugs, or ``GameError`` naming the bad one."""
     if season not in SEASON_BY_NAME:
         raise GameError("bad-season", f"unknown season {season!r}; expected one of {', '.join(SEASON_NAMES)}")
     if not isinstance(cards, list) or not cards:
@@ -87,7 +88,7 @@ def check_revealed(season: str, cards: list[str]) -> None:
             raise GameError("bad-log", f"{season}: unknown explore or ambush card {slug!r}") from None
 
 
-# ---- reading the database -------------------------------------------------------------------------
+# ---- reading the database ------------------------------------------------------------------------
 def _game(session, game_id: str) -> GameRow:
     game = session.get(GameRow, game_id)
     if game is None:
@@ -165,7 +166,7 @@ def reveal_cards(store: Store, game_id: str, season: str, cards: list[str]) -> d
         return game_json(s, game)
 
 
-# ---- uploads ----------------------------------------------------------------------------------------
+# ---- uploads -------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Problem:
     message: str
@@ -173,7 +174,8 @@ class Problem:
 
 
 def changes_since(previous: Sheet, sheet: Sheet, previous_season: str) -> list[Problem]:
-    """What the new sheet changed that no later season can change: drawn cells, lost coins, the side."""
+    """What the new sheet changed that no later season
+    can change: drawn cells, lost coins, the side."""
     if sheet.side != previous.side:
         return [Problem(f"the sheet is side {sheet.side}; this game is played on side {previous.side}")]
     problems = []
@@ -197,7 +199,8 @@ def validator():
 
 
 def season_log(players: int, side: str, revealed: dict[str, list[str]], season_index: int) -> dict | None:
-    """The card log ``scoring.validate`` takes, up to this season, when every season's cards are known."""
+    """The card log ``scoring.validate`` takes, up to this
+    season, when every season's cards are known."""
     names = SEASON_NAMES[: season_index + 1]
     if not all(n in revealed for n in names) or not 1 <= players <= 5:
         return None
@@ -245,7 +248,8 @@ def _season_row(session, player_id: int, index: int) -> SeasonSheetRow | None:
 
 
 def _upload_context(store: Store, game_id: str, player: str, season: str, replace: bool) -> UploadContext:
-    """Step 1: the game, the player's earlier sheets and the card log; refuse out-of-order uploads."""
+    """Step 1: the game, the player's earlier sheets
+    and the card log; refuse out-of-order uploads."""
     index = _season_index(season)
     with store.transaction() as s:
         game = _game(s, game_id)
@@ -267,7 +271,8 @@ def _upload_context(store: Store, game_id: str, player: str, season: str, replac
 
 
 def _check_upload(ctx: UploadContext, sheet: Sheet, season: str, time_limit: float) -> dict:
-    """Step 2 (slow, outside any transaction): the earlier season unchanged, the new cells explained."""
+    """Step 2 (slow, outside any transaction): the earlier
+    season unchanged, the new cells explained."""
     problems = changes_since(ctx.previous, sheet, SEASON_NAMES[ctx.index - 1] if ctx.index else "the setup")
     if problems:
         raise GameError("sheet-rejected", "; ".join(p.message for p in problems), [c for p in problems for c in p.cells],
@@ -299,7 +304,8 @@ def _store_upload(store: Store, game_id: str, ctx: UploadContext, row: SeasonShe
 
 def upload_season(store: Store, game_id: str, player: str, season: str, sheet: Sheet, *, source: str = "sheet",
                   reading: dict | None = None, replace: bool = False, time_limit: float = 5.0) -> dict:
-    """Check, score and store one player's sheet at the end of one season; ``GameError`` if refused."""
+    """Check, score and store one player's sheet at the
+    end of one season; ``GameError`` if refused."""
     ctx = _upload_context(store, game_id, player, season, replace)
     verdict = _check_upload(ctx, sheet, season, time_limit)
     score = score_season(sheet, ctx.cards, season)
@@ -327,7 +333,7 @@ def season_sheet(store: Store, game_id: str, player: str, season: str) -> dict:
                 "score": row.score, "checks": row.checks, "uploaded_at": row.created_at.isoformat()}
 
 
-# ---- standings --------------------------------------------------------------------------------------
+# ---- standings -----------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class RunningTotal:
     total: int
@@ -335,7 +341,8 @@ class RunningTotal:
 
 
 def standings(store: Store, game_id: str) -> dict:
-    """Per season: every player's score, the running total and the ranking; ``final`` after winter."""
+    """Per season: every player's score, the running
+    total and the ranking; ``final`` after winter."""
     with store.transaction() as s:
         game = _game(s, game_id)
         sheets = _sheets(s, game_id)

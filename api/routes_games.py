@@ -1,9 +1,9 @@
 """HTTP routes for tracked games, under ``/v1/games`` (see ``api/games.py`` for what they do).
 
 The database comes from :func:`api.dependencies.get_store` (opened by the app's lifespan from
-``CARTOGRAPHERS_DATABASE_URL``, default a SQLite file in the data folder); a photo upload is read under
-the service's time limit and CPU threads (:func:`api.dependencies.get_cpu`). The error codes are in
-``api/errors.py``; :func:`api.errors.on_game_error` answers a :class:`api.games.GameError`.
+``CARTOGRAPHERS_DATABASE_URL``, default a SQLite file in the data folder); a photo upload is read
+under the service's time limit and CPU threads (:func:`api.dependencies.get_cpu`). The error codes
+are in ``api/errors.py``; :func:`api.errors.on_game_error` answers a :class:`api.games.GameError`.
 """
 
 from __future__ import annotations
@@ -53,7 +53,8 @@ def setup_of(body: GameRequest) -> games.GameSetup:
              responses=error_responses("bad-json", "invalid-request", "bad-game", "bad-cards", "bad-season", "bad-log",
                                        "unsupported-media-type"))
 async def create(body: GameRequest, store: StoreDep):
-    """Players and seating, the sheet side, the four scoring cards; optionally the revealed cards."""
+    """Players and seating, the sheet side, the four
+    scoring cards; optionally the revealed cards."""
     return await in_thread(games.create_game, store, setup_of(body))
 
 
@@ -113,7 +114,8 @@ async def upload(game_id: str, player: str, season: str, store: StoreDep, settin
                  sheet: str | None = Form(None, description="or the corrected sheet JSON (docs/formats.md)"),
                  replace: bool = Form(False, description="replace this season's sheet (no later season in yet)")):
     """Read (photo) or parse (sheet), score for the season, check against the previous season and
-    the revealed cards, then store. A rejection (422 ``sheet-rejected``) names the cells at fault."""
+    the revealed cards, then store. A rejection (422 ``sheet-rejected``) names the cells at
+    fault."""
     if season not in games.SEASON_NAMES:
         raise ApiError("bad-season", f"unknown season {season!r}; expected one of {', '.join(games.SEASON_NAMES)}", "season")
     game = await in_thread(games.get_game, store, game_id)

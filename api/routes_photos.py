@@ -19,7 +19,8 @@ router = APIRouter(prefix="/v1", tags=["photo"])
 async def read(settings: SettingsDep, cpu: CpuDep,
                photo: UploadFile = File(description="a photo of one map sheet (JPEG, PNG, WebP)"),
                side: str | None = Form(None, description="'A' or 'B' if known; read from the photo otherwise")):
-    """The reading: side, cells, coins, confidences, warnings and each cell's outline in photo pixels."""
+    """The reading: side, cells, coins, confidences,
+    warnings and each cell's outline in photo pixels."""
     side = work.check_side(side)
     data = await photo.read()
     work.check_photo(data, settings)

@@ -2,7 +2,8 @@
 
 Structure is checked here; meaning (terrain names, the side's printed layout, card slugs) is
 checked by ``scoring`` so the messages name the cell or card at fault. Response models allow
-extra fields: ``docs/formats.md`` lets the JSON grow, and a client must ignore what it does not know.
+extra fields: ``docs/formats.md`` lets the JSON grow, and a client must ignore what it does not
+know.
 """
 
 from __future__ import annotations
@@ -24,11 +25,13 @@ class Open(BaseModel):
 
 
 # ---- requests ---------------------------------------------------------------------------------
-#: The example in /docs: side A as printed, with a forest in the A1 corner, 2 coins ("Try it out" works).
+#: The example in /docs: side A as printed, with a
+#: forest in the A1 corner, 2 coins ("Try it out" works).
 EXAMPLE_SHEET = Sheet.blank("A").with_cells({(0, 0): Terrain.FOREST}, coins=2).to_json()
 
 class SheetJson(BaseModel):
-    """One filled-in map sheet (docs/formats.md): 11 rows of 11 terrain names, and the filled coins."""
+    """One filled-in map sheet (docs/formats.md): 11
+    rows of 11 terrain names, and the filled coins."""
 
     model_config = ConfigDict(extra="allow", json_schema_extra={"example": EXAMPLE_SHEET})
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import importlib.metadata
 import threading
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import AsyncIterator
 
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
@@ -43,7 +43,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app = FastAPI(
         title="Cartographers scorer",
         version=package_version(),
-        description="Read a photo of a Cartographers map sheet, score it, check it could come from a "
+        description="Read a photo of a Cartographers map sheet, score it, check it could come "
+                    "from a "
                     "real game. Errors answer `{\"code\", \"message\"}`; codes are listed per route.",
         docs_url=None, redoc_url=None, lifespan=lifespan,
     )

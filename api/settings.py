@@ -6,8 +6,8 @@ Every limit has a safe default; the environment variable names are listed in ``d
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Mapping
 
 MB = 1_000_000
 
@@ -32,7 +32,7 @@ class Settings:
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name} must be a positive number of seconds, got {getattr(self, name)}")
 
-    def with_overrides(self, **changes: object) -> "Settings":
+    def with_overrides(self, **changes: object) -> Settings:
         """A copy with the given fields replaced; ``None`` values are ignored."""
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
 

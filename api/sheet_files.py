@@ -10,9 +10,9 @@ from scoring.sheet import Sheet, SheetError
 MAX_SHEET_BYTES = 1_000_000  # a sheet is ~2 kB; anything this big is not a sheet
 
 
-#: File signatures worth naming when one is given where a sheet file is expected. The reader's own table
-#: (``vision.load.image_kind``) is not imported here: loading ``vision`` would cost ``score-map`` and
-#: ``validate``, which never read photos, five times their start-up.
+#: File signatures worth naming when one is given where a sheet file is expected. The reader's own
+#: table (``vision.load.image_kind``) is not imported here: loading ``vision`` would cost
+#: ``score-map`` and ``validate``, which never read photos, five times their start-up.
 _SIGNATURES = ((b"\xff\xd8\xff", "a JPEG photo"), (b"\x89PNG", "a PNG photo"), (b"%PDF", "a PDF"),
                (b"PK\x03\x04", "a ZIP archive"), (b"GIF8", "a GIF image"), (b"RIFF", "a WebP image"))
 
@@ -20,7 +20,8 @@ _SIGNATURES = ((b"\xff\xd8\xff", "a JPEG photo"), (b"\x89PNG", "a PNG photo"), (
 def binary_kind(raw: bytes) -> str | None:
     r"""What a file that is not text is ("a JPEG photo", "a binary file"), or None for text.
 
-    >>> binary_kind(b"\xff\xd8\xff\xe0..."), binary_kind(b"side A coins 0\n"), binary_kind(b"\x00\x01\x02")
+    >>> jpeg, text, binary = b"\xff\xd8\xff\xe0...", b"side A coins 0\n", b"\x00\x01\x02"
+    >>> binary_kind(jpeg), binary_kind(text), binary_kind(binary)
     ('a JPEG photo', None, 'a binary file')
     """
     for signature, kind in _SIGNATURES:
@@ -46,8 +47,8 @@ def load_sheet(path: str | Path) -> Sheet:
     raw = p.read_bytes()
     kind = binary_kind(raw)
     if kind:
-        raise SheetError(f"{p} is {kind}, not a sheet file (a sheet is JSON or the text form; "
-                         f"{'read a photo with cartographers read or score' if 'photo' in kind else 'see docs/formats.md'})")
+        hint = "read a photo with cartographers read or score" if "photo" in kind else "see docs/formats.md"
+        raise SheetError(f"{p} is {kind}, not a sheet file (a sheet is JSON or the text form; {hint})")
     text = raw.decode("utf-8", errors="replace")
     if text.lstrip().startswith("{"):
         try:

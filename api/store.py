@@ -20,14 +20,31 @@ from __future__ import annotations
 
 import os
 import uuid
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any
 
-from sqlalchemy import JSON, DateTime, ForeignKey, Integer, String, UniqueConstraint, create_engine, event
+from sqlalchemy import (
+    JSON,
+    DateTime,
+    ForeignKey,
+    Integer,
+    String,
+    UniqueConstraint,
+    create_engine,
+    event,
+)
 from sqlalchemy.engine import Engine
-from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, relationship, sessionmaker
+from sqlalchemy.orm import (
+    DeclarativeBase,
+    Mapped,
+    Session,
+    mapped_column,
+    relationship,
+    sessionmaker,
+)
 
 DATABASE_URL_ENV = "CARTOGRAPHERS_DATABASE_URL"
 DEFAULT_SQLITE_NAME = "games.sqlite3"
@@ -35,7 +52,7 @@ SQLITE_BUSY_TIMEOUT_MS = 30_000
 
 
 def utcnow() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def new_game_id() -> str:
@@ -55,9 +72,9 @@ class GameRow(Base):
     side: Mapped[str] = mapped_column(String(1))
     cards: Mapped[list] = mapped_column(JSON)  # four slugs, edicts A–D
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
-    players: Mapped[list["PlayerRow"]] = relationship(back_populates="game", order_by="PlayerRow.seat",
+    players: Mapped[list[PlayerRow]] = relationship(back_populates="game", order_by="PlayerRow.seat",
                                                       cascade="all, delete-orphan")
-    revealed: Mapped[list["RevealedRow"]] = relationship(cascade="all, delete-orphan")
+    revealed: Mapped[list[RevealedRow]] = relationship(cascade="all, delete-orphan")
 
 
 class PlayerRow(Base):
@@ -97,13 +114,15 @@ class SeasonSheetRow(Base):
 
 
 def data_dir(env: Mapping[str, str] | None = None) -> Path:
-    """Where the product keeps its files: ``$XDG_DATA_HOME/cartographers`` (``~/.local/share/...``)."""
+    """Where the product keeps its files: ``$XDG_DATA_HOME/cartographers``
+    (``~/.local/share/...``)."""
     env = os.environ if env is None else env
     return Path(env.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / "cartographers"
 
 
 def default_database_url(env: Mapping[str, str] | None = None) -> str:
-    """``CARTOGRAPHERS_DATABASE_URL`` if set, else the SQLite file ``games.sqlite3`` in :func:`data_dir`."""
+    """``CARTOGRAPHERS_DATABASE_URL`` if set, else the
+    SQLite file ``games.sqlite3`` in :func:`data_dir`."""
     env = os.environ if env is None else env
     return env.get(DATABASE_URL_ENV, "").strip() or sqlite_url(data_dir(env) / DEFAULT_SQLITE_NAME)
 

@@ -45,8 +45,9 @@ def draw_maps(sheet: Sheet, panels: list[tuple[str, set[tuple[int, int]] | None]
 def legend(sheet: Sheet, marked: bool = False) -> str:
     """The key to the map's letters (those of ``sheet``'s side), one line.
 
-    >>> legend(Sheet.blank("A"))
-    'key: T forest  V village  F farm  W water  X monster  M mountain  . empty  r ruins (a letter in lower case: drawn on ruins)'
+    >>> legend(Sheet.blank("A"))  # doctest: +NORMALIZE_WHITESPACE
+    'key: T forest  V village  F farm  W water  X monster  M mountain  . empty  r ruins (a letter in
+    lower case: drawn on ruins)'
     """
     order = (Terrain.FOREST, Terrain.VILLAGE, Terrain.FARM, Terrain.WATER, Terrain.MONSTER, Terrain.MOUNTAIN,
              Terrain.WASTELAND, Terrain.EMPTY)
@@ -89,7 +90,8 @@ def format_report(sheet: Sheet, report: dict, colour: bool = False) -> str:
             out.append(f"{'four seasons on this map':<36} {report['total']:>5}")
             out += ["", textwrap.fill(ONE_SHEET_SEASONS, width=96)]
         elif report["seasons"][0]["season"] != "winter":
-            out += ["", f"{report['seasons'][0]['season'].capitalize()} scored on this map: exact if this is the "
+            out += ["", f"{report['seasons'][0]['season'].capitalize()} scored on this map: exact if this "
+                        "is the "
                         "map at the end of that season."]
     else:
         out.append(f"{'card':<20} {'stars':>5}")

@@ -1,17 +1,23 @@
 """The service's work, free of HTTP: checking an upload, reading a photo, scoring and validating a
 sheet. Each function either answers JSON-ready data or raises an :class:`api.errors.ApiError`; the
-routes (``api/routes_*.py``) run the slow ones in a worker thread (:class:`api.dependencies.CpuWork`).
+routes (``api/routes_*.py``) run the slow ones in a worker thread
+(:class:`api.dependencies.CpuWork`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import ctypes.util
+from collections.abc import Callable
 from functools import lru_cache
-from typing import Any, Callable
+from typing import Any
 
-import scoring.validate  # OR-Tools loads here (~0.5 s), at start-up, not inside a request's time limit
-import vision  # already loaded at start-up by api.uploads (vision.load), so importing it lazily saves nothing
+# OR-Tools loads here (~0.5 s), at start-up, not inside a request's time limit
+import scoring.validate
+
+# already loaded at start-up by api.uploads (vision.load), so importing it lazily saves nothing
+import vision
 from api.errors import ApiError
 from api.settings import Settings
 from api.uploads import image_kind, image_size
@@ -35,7 +41,8 @@ PHOTO_ERRORS = (*WORK_ERRORS, "invalid-request", "empty-file", "not-an-image", "
 
 # ---- request checks (on the event loop: they only look at headers and form fields) -----------
 def check_photo(data: bytes, settings: Settings) -> None:
-    """Refuse an upload that is empty, not an image we decode, or too many pixels — before decoding."""
+    """Refuse an upload that is empty, not an image we
+    decode, or too many pixels — before decoding."""
     if not data:
         raise ApiError("empty-file", "the uploaded photo is empty (0 bytes)", "photo")
     kind = image_kind(data)
@@ -135,12 +142,11 @@ def score_photo(data: bytes, side: str | None, cards: str, season: str | None, t
 
 
 def warm_reader() -> None:
-    """Load the reader's model now, so the first photo does not wait for it. Without a model, or with
-    one being rewritten, nothing happens: the first read says why (``reader-unavailable``)."""
-    try:
+    """Load the reader's model now, so the first photo does not wait for it. Without a model, or
+    with one being rewritten, nothing happens: the first read says why (``reader-unavailable``)."""
+    # only a head start: the read itself reports any failure
+    with contextlib.suppress(Exception):
         default_model()
-    except Exception:  # noqa: BLE001 — only a head start; the read itself reports any failure
-        pass
 
 
 # ---- memory ------------------------------------------------------------------------------------

@@ -50,7 +50,8 @@ def start_server() -> tuple[subprocess.Popen, str]:
 
 
 def run_load(base: str, make_request, total: int, concurrency: int) -> dict:
-    """Send ``total`` requests from ``concurrency`` threads; latency per request and overall rate."""
+    """Send ``total`` requests from ``concurrency``
+    threads; latency per request and overall rate."""
     latencies: list[float] = []
     failures: list[str] = []
     lock = threading.Lock()
@@ -158,9 +159,11 @@ def main() -> None:
             probe = HealthProbe(base)  # is the event loop still answering while photos are read?
             res = run_load(base, score, args.photo_requests, args.photo_concurrency)
             probe.stop()
-            print(f"/v1/score ({len(photos)} photos, {source}, {sizes[0]}–{sizes[-1]} kB): {json.dumps(res)}")
+            print(f"/v1/score ({len(photos)} photos, {source}, {sizes[0]}–{sizes[-1]} kB): "
+                  f"{json.dumps(res)}")
             print(f"GET /health during that load: {probe.summary()}")
-        print(f"load average {os.getloadavg()[0]:.1f} at the end (other work on the machine slows every figure)")
+        print(f"load average {os.getloadavg()[0]:.1f} at the end (other work on the machine slows "
+              "every figure)")
     finally:
         proc.terminate()
         proc.wait(timeout=10)

@@ -1,6 +1,7 @@
 """Batch benchmark: throughput with 1 and 2 workers, kill -9 and resume, the Dask path.
 
-    python benchmarks/bench_batch.py [--photos 200] [--megapixels 3] [--dir /tmp/cartographers-bench-batch]
+    python benchmarks/bench_batch.py [--photos 200] [--megapixels 3] [--dir
+    /tmp/cartographers-bench-batch]
                                      [--skip-kill] [--dask]
 
 1. Makes ``--photos`` synthetic phone photos (vision.synth.make_photo) of the final sheets of
@@ -109,11 +110,13 @@ def kill_and_resume(photos: Path, work: Path, total: int, clean: Path) -> None:
         time.sleep(0.05)
     child.wait()
     finished = journal.read_bytes().count(b"\n") - 1
-    print(f"kill -9 after {finished} of {total} sheets were in the journal; results file written: {out.exists()}")
+    print(f"kill -9 after {finished} of {total} sheets were in the journal; results file written: "
+          f"{out.exists()}")
     seconds, summary = run_cli(photos, out, 2, fresh=False)
     same = comparable(out) == comparable(clean)
     print(f"rerun: resumed {summary['resumed']}, scored {summary['scored']} ({seconds:.1f} s); "
-          f"no finished sheet redone: {summary['resumed'] == finished and summary['scored'] == total - finished}; "
+          "no finished sheet redone: "
+          f"{summary['resumed'] == finished and summary['scored'] == total - finished}; "
           f"results equal the clean run's: {same}")
 
 
@@ -122,8 +125,10 @@ def dask_run(photos: Path, work: Path, clean: Path) -> None:
 
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
         seconds, summary = run_cli(photos, work / "dask.json", 2, "--scheduler", cluster.scheduler_address)
-    print(f"Dask LocalCluster (2 worker processes): {summary['sheets_per_second']:.2f} sheets/s over {seconds:.1f} s "
-          f"wall; results equal the local pool's: {comparable(work / 'dask.json') == comparable(clean)}")
+    print(f"Dask LocalCluster (2 worker processes): {summary['sheets_per_second']:.2f} sheets/s "
+          f"over {seconds:.1f} s "
+          "wall; results equal the local pool's: "
+          f"{comparable(work / 'dask.json') == comparable(clean)}")
 
 
 def main() -> None:
@@ -146,8 +151,10 @@ def main() -> None:
         read, right, wrong = accuracy(json.loads(out.read_text()), truth)
         print(f"workers={workers}: {summary['scored']} sheets in {summary['seconds']:.1f} s = "
               f"{summary['sheets_per_second']:.2f} sheets/s ({seconds:.1f} s wall with start-up); "
-              f"failed {summary['failed']}; read {read}, every cell right on {right}, wrong cells {wrong}")
-    print(f"speed-up 2 workers / 1 worker: {rates[2] / rates[1]:.2f}x (os.cpu_count() = {os.cpu_count()})")
+              f"failed {summary['failed']}; read {read}, every cell right on {right}, wrong cells "
+              f"{wrong}")
+    print(f"speed-up 2 workers / 1 worker: {rates[2] / rates[1]:.2f}x (os.cpu_count() = "
+          f"{os.cpu_count()})")
     print("same results with 1 and 2 workers:", comparable(work / "workers1.json") == comparable(work / "workers2.json"))
     if not args.skip_kill:
         kill_and_resume(photos, work, len(truth), work / "workers2.json")

@@ -1,14 +1,16 @@
 """No-sheet benchmark: how fast the whole CLI answers a photo that shows no map sheet.
 
-    python benchmarks/bench_no_sheet.py [--megapixels 12] [--runs 3] [--dir /tmp/cartographers-bench-no-sheet]
+    python benchmarks/bench_no_sheet.py [--megapixels 12] [--runs 3] [--dir
+    /tmp/cartographers-bench-no-sheet]
 
 Target: a photo with no sheet answers "no map grid found" with exit status 2 within 2 s.
 This script makes one photo of every table background the generator draws
 (``vision.synth.backgrounds.BACKGROUNDS``: wood, cloth, plain and cluttered tables, newspaper) at
-``--megapixels`` with no sheet on it, once, into ``--dir`` (kept for reruns; never in the repository),
-then runs ``cartographers read PHOTO`` in a fresh process ``--runs`` times per photo, back to back,
-and prints each background's wall-clock times, its exit statuses and the line on standard error.
-It also times the interpreter start and ``cartographers --help`` (the import floor every call pays).
+``--megapixels`` with no sheet on it, once, into ``--dir`` (kept for reruns; never in the
+repository), then runs ``cartographers read PHOTO`` in a fresh process ``--runs`` times per photo,
+back to back, and prints each background's wall-clock times, its exit statuses and the line on
+standard error. It also times the interpreter start and ``cartographers --help`` (the import floor
+every call pays).
 
 Every figure printed is measured here, on this machine; nothing is assumed. It exits 1 when some
 photo was not answered with exit status 2 and "no map grid found".
@@ -37,7 +39,8 @@ def cli() -> list[str]:
 
 
 def make_photos(folder: Path, megapixels: float) -> list[Path]:
-    """One JPEG per background (4:3, light sensor noise, quality 90), no sheet; made once and reused."""
+    """One JPEG per background (4:3, light sensor noise,
+    quality 90), no sheet; made once and reused."""
     from vision.synth.backgrounds import BACKGROUNDS, make_background
 
     folder.mkdir(parents=True, exist_ok=True)
@@ -90,8 +93,10 @@ def main() -> int:
         message = runs[-1][2]
         wrong += sum(c != 2 or EXPECTED not in m for _, c, m in runs)
         name = path.stem.rsplit("-", 1)[0]
-        print(f"{name:<18} {statistics.median(times):>6.2f} {max(times):>6.2f}  {','.join(map(str, codes)):>4}  {message}")
-    print(f"all {len(all_times)} runs: p50 {statistics.median(all_times):.2f} s, max {max(all_times):.2f} s; "
+        print(f"{name:<18} {statistics.median(times):>6.2f} {max(times):>6.2f}  "
+              f"{','.join(map(str, codes)):>4}  {message}")
+    print(f"all {len(all_times)} runs: p50 {statistics.median(all_times):.2f} s, max "
+          f"{max(all_times):.2f} s; "
           f"answered otherwise than exit 2 + '{EXPECTED}': {wrong}")
     return 1 if wrong else 0
 

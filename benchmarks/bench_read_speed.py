@@ -1,10 +1,13 @@
-"""How fast a photo is read: model load, one photo in a warm process, the whole command, near-sheets.
+"""How fast a photo is read: model load, one photo in a warm process, the whole command,
+near-sheets.
 
-    python benchmarks/bench_read_speed.py [--photos 6] [--runs 5] [--dir /tmp/cartographers-bench-speed]
+    python benchmarks/bench_read_speed.py [--photos 6] [--runs 5] [--dir
+    /tmp/cartographers-bench-speed]
 
 Prints, measured here on this machine:
 
-1. the reader model's load time in a fresh interpreter (``load_model``; ``--runs`` runs, p50 and max);
+1. the reader model's load time in a fresh interpreter (``load_model``; ``--runs`` runs, p50 and
+max);
 2. 12 MP synthetic photos (``--photos`` of them, made once into ``--dir``, never in the repository)
    read in one process after the first: p50 and max seconds per photo;
 3. ``cartographers read PHOTO`` as a whole command on each of those photos: p50 and max;

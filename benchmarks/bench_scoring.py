@@ -53,7 +53,8 @@ def main() -> None:
         times.append(clock() - t0)
     times.sort()
     ms = lambda x: f"{1000 * x:.3f} ms"
-    print(f"scored {args.n} random sheets (16 cards + monster penalty) on {platform.processor() or platform.machine()}, "
+    print(f"scored {args.n} random sheets (16 cards + monster penalty) on "
+          f"{platform.processor() or platform.machine()}, "
           f"Python {platform.python_version()}")
     print(f"median {ms(statistics.median(times))}  p95 {ms(times[int(0.95 * len(times))])}  "
           f"mean {ms(statistics.fmean(times))}  ({args.n / sum(times):.0f} sheets/s)")

@@ -3,8 +3,8 @@
     python3 benchmarks/bench_simulate.py [--games 300] [--json OUT.json]
 
 Plays ``--games`` games cycling through 1–5 players, sides A and B and both strategies (seed = game
-number), and prints: seconds per 4-player greedy game (median, worst), and per strategy the mean fill
-(drawn cells over the 121 − printed cells), coins and season score at the end of each season.
+number), and prints: seconds per 4-player greedy game (median, worst), and per strategy the mean
+fill (drawn cells over the 121 − printed cells), coins and season score at the end of each season.
 """
 
 from __future__ import annotations
@@ -69,7 +69,8 @@ def main(argv=None) -> int:
         print(f"{strategy}: {len(st['total'])} sheets, mean total {out[strategy]['mean_total']}")
         for s, season in enumerate(SEASONS):
             print(f"  {season.name:<7} fill {out[strategy]['mean_fill'][s]:.0%}  coins "
-                  f"{out[strategy]['mean_coins'][s]:.1f}  season score {out[strategy]['mean_season_score'][s]:.1f}")
+                  f"{out[strategy]['mean_coins'][s]:.1f}  season score "
+                  f"{out[strategy]['mean_season_score'][s]:.1f}")
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=1) + "\n")
     return 0

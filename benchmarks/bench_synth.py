@@ -30,7 +30,8 @@ def measure(n: int, megapixels: float, seed: int) -> None:
         sizes.append(len(photo.jpeg))
     total = sum(times)
     print(f"{n} photos at {megapixels} MP: {total:.1f} s, {n / total:.2f} photos/s per core "
-          f"(median {np.median(times):.2f} s, max {max(times):.2f} s, mean JPEG {np.mean(sizes) / 1e6:.2f} MB)")
+          f"(median {np.median(times):.2f} s, max {max(times):.2f} s, mean JPEG "
+          f"{np.mean(sizes) / 1e6:.2f} MB)")
 
 
 def contact_sheet(path: str, seed: int, thumb: int = 520) -> None:
@@ -47,8 +48,10 @@ def contact_sheet(path: str, seed: int, thumb: int = 520) -> None:
         tile[y0:y0 + small.shape[0], x0:x0 + small.shape[1]] = small
         t = photo.truth
         c = t["conditions"]
-        lines = [f"{t['style']} / {t['background']} / side {t['sheet']['side']} / {t['conditions']['paper']}",
-                 f"tilt {c['tilt_deg']:.0f} roll {c['roll_deg']:.0f} bow {c['bow_u']:.1f} curl {c['curl_u']:.1f} q{c['jpeg_quality']}"]
+        lines = [f"{t['style']} / {t['background']} / side {t['sheet']['side']} / "
+                 f"{t['conditions']['paper']}",
+                 f"tilt {c['tilt_deg']:.0f} roll {c['roll_deg']:.0f} bow {c['bow_u']:.1f} curl "
+                 f"{c['curl_u']:.1f} q{c['jpeg_quality']}"]
         for i, line in enumerate(lines):
             cv2.putText(tile, line, (6, thumb + 18 + 20 * i), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (0, 0, 0), 1, cv2.LINE_AA)
         tiles.append(cv2.copyMakeBorder(tile, 4, 4, 4, 4, cv2.BORDER_CONSTANT, value=(200, 200, 200)))
@@ -94,7 +97,8 @@ def write_samples(folder: str, megapixels: float = 2.0) -> None:
         photo = make_photo(4000 + k, sheet=sheet, megapixels=megapixels, condition=condition, **options)
         Path(folder, f"{name}.jpg").write_bytes(photo.jpeg)
         Path(folder, f"{name}.truth.json").write_text(json.dumps(photo.truth, indent=1) + "\n")
-        print(f"{name}: {len(photo.jpeg) / 1e3:.0f} kB, {photo.truth['width']}×{photo.truth['height']}")
+        print(f"{name}: {len(photo.jpeg) / 1e3:.0f} kB, "
+              f"{photo.truth['width']}×{photo.truth['height']}")
 
 
 def main() -> None:

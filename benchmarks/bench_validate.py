@@ -1,6 +1,7 @@
 """Validator benchmark: no false alarms, the mutation catch rate, and the time per sheet per level.
 
-    python3 benchmarks/bench_validate.py [--games 300] [--mutations 1] [--time-limit 5] [--json OUT.json]
+    python3 benchmarks/bench_validate.py [--games 300]
+    [--mutations 1] [--time-limit 5] [--json OUT.json]
 
 For ``--games`` simulated games (1–5 players, sides A and B, both strategies; the plan of
 ``bench_simulate.py``) every player's final sheet is validated at each level separately: ``sheet``
@@ -13,8 +14,8 @@ against the engine that plays the games, not against itself.
 
 Then each final sheet gets ``--mutations`` of each one-cell change — a drawn cell's terrain swapped,
 an empty cell filled, a drawn cell emptied — and is validated with the card log. The rate of
-``illegal`` is printed, with every survivor (a change still judged legal, or cannot-tell) so it can be
-looked at: a change that is still legal is fine, a missed illegal one is a bug.
+``illegal`` is printed, with every survivor (a change still judged legal, or cannot-tell) so it can
+be looked at: a change that is still legal is fine, a missed illegal one is a bug.
 """
 
 from __future__ import annotations
@@ -31,8 +32,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench_simulate import game_plan  # noqa: E402
-from scoring.simulator import simulate  # noqa: E402
+
 from scoring.sides import cell_name  # noqa: E402
+from scoring.simulator import simulate  # noqa: E402
 from scoring.terrain import DRAWABLE, Terrain  # noqa: E402
 from scoring.validate import replay, validate  # noqa: E402
 
@@ -97,10 +99,12 @@ def main(argv=None) -> int:
                         problems = replay(final, g.card_log, c.details["explanation"])
                         if problems:
                             replay_failures.append((seed, players, p, c.level, problems))
-                            print(f"REPLAY FAILED seed {seed} {players}p P{p + 1} {c.level}: {problems}", flush=True)
+                            print(f"REPLAY FAILED seed {seed} {players}p P{p + 1} {c.level}: "
+                                  f"{problems}", flush=True)
                     if c.status != "legal":
                         false_alarms.append((seed, players, side, strategy, p, c.level, c.to_json()["reasons"]))
-                        print(f"FALSE ALARM seed {seed} {players}p {side} {strategy} P{p + 1} {c.level}: "
+                        print(f"FALSE ALARM seed {seed} {players}p {side} {strategy} P{p + 1} "
+                              f"{c.level}: "
                               f"{c.status} {c.to_json()['reasons']}", flush=True)
                 t = time.perf_counter()
                 v = validate(final, time_limit=args.time_limit)  # the sheet level alone, as a user calls it
@@ -132,7 +136,8 @@ def main(argv=None) -> int:
                            f"{[cell_name(c) for c in placed[0].cells]}") if placed else "no drawing"
                     survivors.append((seed, players, side, strategy, p, kind, cell_name(cell), was.value, now.value,
                                       status, how))
-                    print(f"survivor seed {seed} {players}p {side} {strategy} P{p + 1}: {kind} {cell_name(cell)} "
+                    print(f"survivor seed {seed} {players}p {side} {strategy} P{p + 1}: {kind} "
+                          f"{cell_name(cell)} "
                           f"{was.value}→{now.value}: {status} (the cell was drawn by: {how})", flush=True)
     caught = sum(n for (k, s), n in verdicts.items() if s == "illegal")
     total = sum(verdicts.values())
@@ -191,7 +196,8 @@ def report(out: dict) -> None:
           f"{out['replay_failures']} legal witnesses that the engine does not replay")
     for level, s in out["seconds"].items():
         if s["n"]:
-            print(f"  {level:<16} median {s['median']:.3f} s  p95 {s['p95']:.3f} s  worst {s['max']:.3f} s  (n={s['n']})")
+            print(f"  {level:<16} median {s['median']:.3f} s  p95 {s['p95']:.3f} s  worst "
+                  f"{s['max']:.3f} s  (n={s['n']})")
     total = sum(out["mutations"].values())
     caught = sum(n for k, n in out["mutations"].items() if k.endswith("/illegal"))
     if total:

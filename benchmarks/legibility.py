@@ -54,7 +54,8 @@ BINS = (0.0, 3.0, 5.0, 10.0, 20.0, 40.0, np.inf)  # for the reader's accuracy ag
 
 @contextmanager
 def finished_pictures() -> Iterator[list[np.ndarray]]:
-    """Collects the pictures ``make_photo`` hands to JPEG (float BGR, saturated to 0…255, not rounded)."""
+    """Collects the pictures ``make_photo`` hands to JPEG
+    (float BGR, saturated to 0…255, not rounded)."""
     pictures: list[np.ndarray] = []
     develop = synth_photo.develop
 
@@ -205,7 +206,8 @@ class PhotoResult:
 
 
 def compare(signal: dict, reading: dict) -> PhotoResult:
-    """The reading against the truth, each cell with its ink (cells as the benchmark counts them)."""
+    """The reading against the truth, each cell with
+    its ink (cells as the benchmark counts them)."""
     truth = signal["truth"]
     sheet = truth_sheet(truth)
     n = sheet.coins
@@ -285,7 +287,8 @@ def accuracy_by(cells: list[Cell], measure: str) -> list[dict]:
 
 
 def accuracy(cells: list[Cell]) -> dict:
-    """Cell accuracy on all cells and on legible ones (empty cells, and drawn cells at or over a level)."""
+    """Cell accuracy on all cells and on legible ones
+    (empty cells, and drawn cells at or over a level)."""
     rows = {"all": cells, "drawn": [c for c in cells if c.true != "empty"]}
     for measure in MEASURES:
         for level in LEVELS[:2]:

@@ -1,8 +1,8 @@
 """Load test: a real ``uvicorn`` on 127.0.0.1, sample photos posted to ``/v1/score``.
 
 1. start the service (its own temporary database and batch folder), wait for ``/health``, warm
-   up (one request per photo — the reader's model loads — then ``--warm-up`` s, 30 by default, with one
-   client per CPU thread, so every worker thread has read every photo), then note the server's
+   up (one request per photo — the reader's model loads — then ``--warm-up`` s, 30 by default, with
+   one client per CPU thread, so every worker thread has read every photo), then note the server's
    resident memory;
 2. ``--clients`` (16) threads post the sample photos as fast as they are answered for
    ``--seconds`` (60);
@@ -12,8 +12,8 @@
 
 Every request goes to 127.0.0.1 only; both loops are bounded and the server is stopped at the end.
 
-    python benchmarks/load_test.py                      # the full run (~30 s warm-up + 60 s + 500 photos)
-    python benchmarks/load_test.py --warm-up 5 --seconds 10 --sequential 20   # a quick look
+    python benchmarks/load_test.py                      # the full run (~30 s warm-up + 60 s + 500
+    photos) python benchmarks/load_test.py --warm-up 5 --seconds 10 --sequential 20   # a quick look
 """
 
 from __future__ import annotations
@@ -116,7 +116,8 @@ def post_photo(client: httpx.Client, base: str, name: str, data: bytes, phase: P
 
 
 def concurrent_phase(base: str, photos: list[tuple[str, bytes]], clients: int, seconds: float) -> Phase:
-    """``clients`` threads posting photos until ``seconds`` have passed (a request started is finished)."""
+    """``clients`` threads posting photos until ``seconds``
+    have passed (a request started is finished)."""
     phase, lock = Phase(f"{clients} concurrent clients, {seconds:g} s"), threading.Lock()
     stop_at = time.monotonic() + seconds
 
@@ -163,7 +164,7 @@ class PeakMemory:
             except psutil.Error:
                 return
 
-    def __enter__(self) -> "PeakMemory":
+    def __enter__(self) -> PeakMemory:
         self._thread.start()
         return self
 
@@ -181,7 +182,8 @@ def machine() -> str:
                 break
     except OSError:
         pass
-    return f"{os.cpu_count()} cores ({cpu}), {psutil.virtual_memory().total / 2**30:.0f} GiB, Python {platform.python_version()}"
+    memory = psutil.virtual_memory().total / 2**30
+    return f"{os.cpu_count()} cores ({cpu}), {memory:.0f} GiB, Python {platform.python_version()}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -191,7 +193,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sequential", type=int, default=500)
     ap.add_argument("--threads", type=int, default=2, help="the service's CARTOGRAPHERS_CPU_THREADS")
     # 5 s (docs/hardening.md runs 4-7) left the baseline anywhere from 385 to 450 MB, so the growth
-    # figure measured the warm-up as much as the load; 30 s is about three rounds of the photos per thread
+    # figure measured the warm-up as much as the load; 30 s is about three rounds of the photos per
+    # thread
     ap.add_argument("--warm-up", type=float, default=30.0, help="seconds of warm-up load before the baseline")
     ap.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
     args = ap.parse_args(argv)
@@ -209,7 +212,8 @@ def main(argv: list[str] | None = None) -> int:
             answers = {name: client.post(f"{base}/v1/score", files={"photo": (name, data, "image/jpeg")},
                                          data={"cards": CARDS}).status_code for name, data in photos}
         concurrent_phase(base, photos, args.threads, args.warm_up)  # every CPU thread has read every photo
-        # photos the reader cannot read (a 422, a correct answer) are left out, so any error below is the service's
+        # photos the reader cannot read (a 422, a correct answer)
+        # are left out, so any error below is the service's
         unread = sorted(n for n, status in answers.items() if status != 200)
         photos = [(n, d) for n, d in photos if answers[n] == 200]
         if not photos:
@@ -237,8 +241,10 @@ def main(argv: list[str] | None = None) -> int:
         "server_alive_after": alive,
     }
     print(f"machine: {report['machine']}; service: uvicorn, {args.threads} CPU threads; "
-          f"{len(photos)} sample photos to /v1/score (left out, the reader answers 422: {', '.join(unread) or 'none'})")
-    print(f"{'phase':36s} {'requests':>8s} {'errors':>6s} {'req/s':>7s} {'p50 s':>7s} {'p95 s':>7s} {'p99 s':>7s}")
+          f"{len(photos)} sample photos to /v1/score (left out, the reader answers 422: "
+          f"{', '.join(unread) or 'none'})")
+    print(f"{'phase':36s} {'requests':>8s} {'errors':>6s} {'req/s':>7s} {'p50 s':>7s} {'p95 s':>7s} "
+          f"{'p99 s':>7s}")
     for p in report["phases"]:
         print(f"{p['phase']:36s} {p['requests']:8d} {p['errors']:6d} {p['throughput_rps']:7.2f} "
               f"{p['p50_s']:7.2f} {p['p95_s']:7.2f} {p['p99_s']:7.2f}   {p['statuses']}")

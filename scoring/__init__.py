@@ -4,8 +4,8 @@ Data flows photo → ``vision`` → :class:`~scoring.sheet.Sheet` → ``scoring`
 This package never imports ``vision``, ``api`` or OpenCV.
 """
 
-from scoring.terrain import Terrain
-from scoring.sides import SIDES, SideLayout
 from scoring.sheet import Sheet, SheetError
+from scoring.sides import SIDES, SideLayout
+from scoring.terrain import Terrain
 
 __all__ = ["Terrain", "SIDES", "SideLayout", "Sheet", "SheetError"]

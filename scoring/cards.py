@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any
 
 from scoring.board import EDGE, NEIGHBOURS, Board, cell_of
 from scoring.sheet import Sheet
@@ -32,11 +33,11 @@ class Evidence:
     stars: int
     note: str
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"cells": [list(c) for c in self.cells], "stars": self.stars, "note": self.note}
 
 
-def _ev(indices, stars: int, note: str) -> Evidence:
+def _ev(indices: Iterable[int], stars: int, note: str) -> Evidence:
     return Evidence(tuple(cell_of(i) for i in indices), stars, note)
 
 
@@ -111,7 +112,8 @@ def golden_granary(b: Board) -> list[Evidence]:
 
 
 def shoreside_expanse(b: Board) -> list[Evidence]:
-    """3 stars per farm cluster touching no water and no edge, and per water cluster touching no farm and no edge."""
+    """3 stars per farm cluster touching no water and no edge,
+    and per water cluster touching no farm and no edge."""
     out = []
     for kind, other in ((FA, W), (W, FA)):
         for group in b.clusters(kind):
@@ -201,7 +203,8 @@ def lost_barony(b: Board) -> list[Evidence]:
 
 
 def broken_road(b: Board) -> list[Evidence]:
-    """3 stars per complete filled diagonal running down-right from the left edge to the bottom edge."""
+    """3 stars per complete filled diagonal running
+    down-right from the left edge to the bottom edge."""
     # The diagonals are row − col = k for k = 0…10; k = 10 is the lone bottom-left corner cell.
     f = b.filled
     out = []
@@ -232,7 +235,7 @@ class Card:
     def rule(self) -> str:
         return (self.rule_fn.__doc__ or "").strip().splitlines()[0]
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"slug": self.slug, "name": self.name, "back": self.back, "solo": self.solo, "rule": self.rule}
 
 
@@ -247,7 +250,7 @@ class CardResult:
     def stars(self) -> int:
         return sum(e.stars for e in self.evidence)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"card": self.slug, "stars": self.stars, "evidence": [e.to_json() for e in self.evidence]}
 
 
@@ -298,8 +301,9 @@ _BY_PLAIN_NAME = {_plain(c.slug): c.slug for c in CARDS.values()} | {_plain(c.na
 
 
 def card_slug(text: str) -> str:
-    """The slug of the card ``text`` names: its slug or its printed name, in any case, with spaces or
-    hyphens, with or without "The". Unknown names raise :class:`CardError` with the closest names.
+    """The slug of the card ``text`` names: its slug or its printed name, in any case, with spaces
+    or hyphens, with or without "The". Unknown names raise :class:`CardError` with the closest
+    names.
 
     >>> card_slug("Sentinel Wood"), card_slug("the broken road"), card_slug("CANAL-LAKE")
     ('sentinel-wood', 'broken-road', 'canal-lake')

@@ -7,7 +7,9 @@ for an ambush the monster shape, the pass direction and the solo start corner.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from scoring.shapes import Shape, orientations, parse_shape, placements, shape_text
 from scoring.terrain import Terrain
@@ -58,7 +60,7 @@ class ExploreCard:
     def is_ruins(self) -> bool:
         return self.kind == "ruins"
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"slug": self.slug, "name": self.name, "type": "explore", "kind": self.kind, "time": self.time,
                 "terrains": [t.value for t in self.terrains],
                 "shapes": [{"shape": o.text, "coin": o.coin} for o in self.options]}
@@ -66,7 +68,8 @@ class ExploreCard:
 
 @dataclass(frozen=True)
 class AmbushCard:
-    """An ambush card: the monster shape, where multiplayer passes the sheet, the solo start corner."""
+    """An ambush card: the monster shape, where multiplayer
+    passes the sheet, the solo start corner."""
 
     slug: str
     name: str
@@ -82,12 +85,13 @@ class AmbushCard:
     def placements(self) -> tuple[int, ...]:
         return placements(self.shape)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"slug": self.slug, "name": self.name, "type": "ambush", "shape": self.shape_text,
                 "direction": self.direction, "solo_corner": self.corner}
 
 
-def _card(slug, name, time, terrains, *shapes, coin_first=False, kind="explore") -> ExploreCard:
+def _card(slug: str, name: str, time: int, terrains: Iterable[Terrain], *shapes: str, coin_first: bool = False,
+          kind: str = "explore") -> ExploreCard:
     opts = tuple(ShapeOption(s, coin=(coin_first and k == 0)) for k, s in enumerate(shapes))
     return ExploreCard(slug, name, time, tuple(terrains), opts, kind)
 
@@ -126,14 +130,15 @@ ALL_OPTIONS: dict[tuple[str, int], ShapeOption] = {
 
 
 def get_deck_card(slug: str) -> ExploreCard | AmbushCard:
-    """The explore or ambush card with this slug; ``ValueError`` naming the known slugs otherwise."""
+    """The explore or ambush card with this slug;
+    ``ValueError`` naming the known slugs otherwise."""
     try:
         return DECK_CARDS[slug]
     except (KeyError, TypeError):
         raise ValueError(f"unknown explore or ambush card {slug!r}; known: {', '.join(DECK_CARDS)}") from None
 
 
-def deck_json() -> dict:
+def deck_json() -> dict[str, Any]:
     """Both decks as JSON (for docs and clients)."""
     return {"explore": [c.to_json() for c in EXPLORE_CARDS], "ambush": [c.to_json() for c in AMBUSH_CARDS]}
 

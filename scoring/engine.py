@@ -1,4 +1,5 @@
-"""The turn engine: every rule of a Cartographers game on bitmask maps (docs/rules.md, "Turn rules").
+"""The turn engine: every rule of a Cartographers game on bitmask maps (docs/rules.md, "Turn
+rules").
 
 * :class:`PlayerMap` — one player's sheet during play: terrain per cell, the filled mask, coins and
   the mountains already paid for.
@@ -18,13 +19,32 @@ cell it covers (``scoring.shapes``).
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, Sequence
+from typing import Any, Protocol
 
 from scoring.board import NEIGHBOURS
 from scoring.cards import BACKS, CARDS
-from scoring.decks import AMBUSH, AMBUSH_CARDS, ANY_TERRAIN, EXPLORE, EXPLORE_CARDS, AmbushCard, ExploreCard
-from scoring.seasons import EDICTS, SEASONS, GameScore, SeasonScore, rank_players, score_season, solo_rating
+from scoring.decks import (
+    AMBUSH,
+    AMBUSH_CARDS,
+    ANY_TERRAIN,
+    EXPLORE,
+    EXPLORE_CARDS,
+    AmbushCard,
+    ExploreCard,
+)
+from scoring.seasons import (
+    EDICTS,
+    SEASONS,
+    GameScore,
+    SeasonScore,
+    SoloRating,
+    Standing,
+    rank_players,
+    score_season,
+    solo_rating,
+)
 from scoring.shapes import FULL_MASK, cells_of, indices_of, mask_of, shape_text, size, translations
 from scoring.sheet import Sheet
 from scoring.sides import SIDES, SIZE
@@ -59,7 +79,7 @@ class PlayerMap:
         self.coin_shapes = 0
 
     @classmethod
-    def from_sheet(cls, sheet: Sheet) -> "PlayerMap":
+    def from_sheet(cls, sheet: Sheet) -> PlayerMap:
         pm = cls(sheet.side)
         for (r, c), t in sheet.items():
             i = r * SIZE + c
@@ -70,7 +90,7 @@ class PlayerMap:
         pm.coins = sheet.coins
         return pm
 
-    def copy(self) -> "PlayerMap":
+    def copy(self) -> PlayerMap:
         pm = PlayerMap.__new__(PlayerMap)
         pm.side, pm.terrain, pm.filled, pm.coins = self.side, list(self.terrain), self.filled, self.coins
         pm.ruins, pm.mountains, pm.paid, pm.coin_shapes = self.ruins, self.mountains, set(self.paid), self.coin_shapes
@@ -154,7 +174,8 @@ def explore_choices(pm: PlayerMap, card: ExploreCard, ruins_pending: bool = Fals
 
 
 def ambush_choices(pm: PlayerMap, card: AmbushCard) -> Choices:
-    """Multiplayer ambush: the monster shape anywhere it fits (rotated/flipped), else a 1×1 monster."""
+    """Multiplayer ambush: the monster shape anywhere
+    it fits (rotated/flipped), else a 1×1 monster."""
     filled = pm.filled
     fitting = tuple((0, m, False) for m in card.placements if not m & filled)
     if fitting:
@@ -172,9 +193,9 @@ def solo_sweep(card: AmbushCard) -> tuple[int, ...]:
     """The positions a solo ambush tries, in order, as masks (the shape is never rotated).
 
     Decision "solo sweep" (docs/rules.md, "Ambush deck"): start with the shape's bounding box in the
-    card's corner, walk the outer ring of positions in the card's pass rotation (clockwise = along the
-    top edge left to right, down the right edge, …), then the next ring in from the same corner, and
-    so on.
+    card's corner, walk the outer ring of positions in the card's pass rotation (clockwise = along
+    the top edge left to right, down the right edge, …), then the next ring in from the same corner,
+    and so on.
     """
     return _solo_sweep(card.slug)
 
@@ -227,10 +248,10 @@ def solo_ambush_move(pm: PlayerMap, card: AmbushCard) -> Choices:
 class Strategy(Protocol):
     """A player: picks one ``(entry, terrain)`` among the engine's choices."""
 
-    def choose_explore(self, game: "Game", player: int, card: ExploreCard, choices: Choices
+    def choose_explore(self, game: Game, player: int, card: ExploreCard, choices: Choices
                        ) -> tuple[tuple[int | None, int, bool], Terrain]: ...
 
-    def choose_ambush(self, game: "Game", drawer: int, victim: int, card: AmbushCard, choices: Choices
+    def choose_ambush(self, game: Game, drawer: int, victim: int, card: AmbushCard, choices: Choices
                       ) -> tuple[int | None, int, bool]: ...
 
 
@@ -255,7 +276,7 @@ class Placement:
     def cells(self) -> list[tuple[int, int]]:
         return cells_of(self.mask)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"season": SEASONS[self.season].name, "turn": self.turn, "card": self.card, "player": self.player,
                 "by": self.by, "kind": self.kind, "shape": self.shape, "terrain": self.terrain.value,
                 "cells": [list(c) for c in self.cells], "coin": self.coin, "mountain_coins": self.mountain_coins,
@@ -345,7 +366,7 @@ class Game:
                 continue
             entry = self.strategies[drawer].choose_ambush(self, drawer, victim, card, ch)
             todo.append((victim, drawer, ch.kind, entry))
-        for victim, drawer, kind, (k, mask, _) in todo:
+        for victim, drawer, kind, (_, mask, _) in todo:
             gained = self.maps[victim].draw(mask, Terrain.MONSTER)
             shape = card.shape_text if kind == "ambush" else None
             self.placements.append(Placement(self.season, turn, card.slug, victim, drawer, kind, shape,
@@ -383,7 +404,7 @@ class Game:
             self.season_scores[p].append(score_season(sheet, self.cards, spec.name))
         self.season += 1
 
-    def play(self) -> "Game":
+    def play(self) -> Game:
         while self.season < len(SEASONS):
             self.play_season()
         return self
@@ -392,15 +413,15 @@ class Game:
     def game_scores(self) -> list[GameScore]:
         return [GameScore(tuple(s)) for s in self.season_scores]
 
-    def ranking(self):
+    def ranking(self) -> list[Standing]:
         return rank_players({player_name(p): g for p, g in enumerate(self.game_scores())})
 
-    def solo(self):
+    def solo(self) -> SoloRating | None:
         if self.players != 1 or len(self.season_scores[0]) != 4:
             return None
         return solo_rating(self.game_scores()[0].total, self.cards)
 
-    def card_log(self) -> dict:
+    def card_log(self) -> dict[str, Any]:
         """What a judge at the table knows: players, side, and the cards revealed each season."""
         return {"players": self.players, "side": self.side,
                 "seasons": [{"season": SEASONS[lg.season].name, "cards": list(lg.cards)} for lg in self.seasons]}

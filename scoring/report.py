@@ -1,8 +1,10 @@
-"""The score report of ``docs/formats.md``: what ``score-map``, ``score`` and ``/v1/score-map`` return."""
+"""The score report of ``docs/formats.md``: what
+``score-map``, ``score`` and ``/v1/score-map`` return."""
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from scoring.board import Board
 from scoring.cards import CARDS, card_slug, score_card
@@ -23,7 +25,7 @@ def parse_cards(text: str) -> list[str] | str:
     return slugs
 
 
-def score_report(sheet: Sheet, cards: Sequence[str] | str, season: str | None = None) -> dict:
+def score_report(sheet: Sheet, cards: Sequence[str] | str, season: str | None = None) -> dict[str, Any]:
     """Score a sheet for four edict cards (A, B, C, D) or for ``"all"`` sixteen cards.
 
     With four cards: ``seasons`` holds the named season, or all four seasons scored on this same
@@ -31,7 +33,7 @@ def score_report(sheet: Sheet, cards: Sequence[str] | str, season: str | None = 
     """
     board = Board(sheet)
     monster_cells = monster_penalty_cells(board)
-    out: dict = {"side": sheet.side, "coins": sheet.coins, "monster_penalty": len(monster_cells),
+    out: dict[str, Any] = {"side": sheet.side, "coins": sheet.coins, "monster_penalty": len(monster_cells),
                  "monster_cells": [list(c) for c in monster_cells], "warnings": list(sheet.warnings)}
     if cards == "all" and season is not None:
         raise ValueError("--season needs the four edict cards, not 'all'")

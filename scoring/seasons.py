@@ -6,11 +6,21 @@ Season score = stars from the season's two edicts + filled coins − monster pen
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from scoring.board import NEIGHBOURS, Board, cell_of
-from scoring.cards import BACK_NAMES, BACKS, CARDS, CardError, CardResult, Evidence, get_card, score_card
+from scoring.cards import (
+    BACK_NAMES,
+    BACKS,
+    CARDS,
+    CardError,
+    CardResult,
+    Evidence,
+    get_card,
+    score_card,
+)
 from scoring.sheet import Sheet
 from scoring.terrain import Terrain
 
@@ -76,7 +86,8 @@ def check_setup(cards: Sequence[str]) -> list[str]:
     if shared:
         same = "; ".join(" and ".join(CARDS[s].name for s in cards if CARDS[s].back == b) + f" are both {BACK_NAMES[b]} cards"
                          for b in shared)
-        return [f"{same}: a game's setup takes one card of each kind ({', '.join(BACK_NAMES[b] for b in BACKS)})"]
+        return [f"{same}: a game's setup takes one card of each kind "
+                f"({', '.join(BACK_NAMES[b] for b in BACKS)})"]
     return []
 
 
@@ -85,7 +96,7 @@ class EdictScore:
     edict: str
     result: CardResult
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"edict": self.edict, "card": self.result.slug, "stars": self.result.stars,
                 "evidence": [e.to_json() for e in self.result.evidence]}
 
@@ -105,7 +116,7 @@ class SeasonScore:
     def total(self) -> int:
         return sum(e.result.stars for e in self.edicts) + self.coins - self.monster_penalty
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"season": self.season, "edicts": [e.to_json() for e in self.edicts], "coins": self.coins,
                 "monster_penalty": self.monster_penalty,
                 "monster_cells": [list(c) for c in self.monster_cells], "total": self.total}
@@ -125,8 +136,8 @@ def score_season(sheet: Sheet | Board, cards: Sequence[str], season: str,
     def result(slug: str) -> CardResult:
         return scored[slug] if slug in scored else score_card(slug, board)
 
-    edicts = tuple(EdictScore(e, result(cards[EDICTS.index(e)])) for e in s.edicts)
-    return SeasonScore(s.name, edicts, board.sheet.coins, tuple(monster_penalty_cells(board)))  # type: ignore[arg-type]
+    first, second = (EdictScore(e, result(cards[EDICTS.index(e)])) for e in s.edicts)
+    return SeasonScore(s.name, (first, second), board.sheet.coins, tuple(monster_penalty_cells(board)))
 
 
 @dataclass(frozen=True)
@@ -143,7 +154,7 @@ class GameScore:
     def monster_stars_lost(self) -> int:
         return sum(s.monster_penalty for s in self.seasons)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"seasons": [s.to_json() for s in self.seasons], "total": self.total,
                 "monster_stars_lost": self.monster_stars_lost}
 

@@ -9,7 +9,8 @@ and the validator all work on these masks, so "fits" is ``mask & filled == 0``.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from collections.abc import Iterable
+from functools import cache
 
 from scoring.sides import SIZE
 
@@ -19,7 +20,7 @@ Shape = tuple[tuple[int, int], ...]
 FULL_MASK = (1 << (SIZE * SIZE)) - 1
 
 
-def normalise(cells) -> Shape:
+def normalise(cells: Iterable[tuple[int, int]]) -> Shape:
     """Shift cells so the smallest row and column are 0; sorted, duplicates dropped."""
     cells = set(cells)
     if not cells:
@@ -73,7 +74,7 @@ def reflect(shape: Shape) -> Shape:
     return normalise((r, -c) for r, c in shape)
 
 
-@lru_cache(maxsize=None)
+@cache
 def orientations(shape: Shape, flips: bool = True) -> tuple[Shape, ...]:
     """The distinct rotations (and, with ``flips``, reflections) of a shape, first the shape itself.
 
@@ -95,7 +96,7 @@ def orientations(shape: Shape, flips: bool = True) -> tuple[Shape, ...]:
     return tuple(out)
 
 
-def mask_of(cells) -> int:
+def mask_of(cells: Iterable[tuple[int, int]]) -> int:
     """The bitmask of ``(row, col)`` cells."""
     m = 0
     for r, c in cells:
@@ -124,7 +125,7 @@ def indices_of(mask: int) -> list[int]:
     return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def translations(shape: Shape) -> tuple[int, ...]:
     """Every position of one fixed orientation inside the map, as masks, top-left first."""
     h, w = size(shape)
@@ -132,7 +133,7 @@ def translations(shape: Shape) -> tuple[int, ...]:
     return tuple(base << (r * SIZE + c) for r in range(SIZE - h + 1) for c in range(SIZE - w + 1))
 
 
-@lru_cache(maxsize=None)
+@cache
 def placements(shape: Shape, flips: bool = True) -> tuple[int, ...]:
     """Every distinct mask of the shape in any orientation and position inside the map."""
     seen: dict[int, None] = {}

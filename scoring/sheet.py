@@ -2,7 +2,8 @@
 
 Two serialisations:
 
-* the public JSON of ``docs/formats.md``: ``{"side": "A", "cells": [[...11 names...] × 11], "coins": 3}``;
+* the public JSON of ``docs/formats.md``: ``{"side": "A", "cells": [[...11 names...] × 11], "coins":
+3}``;
 * a compact text form for people and test tables (``docs/sheet-text-format.md``)::
 
       side A coins 3
@@ -15,8 +16,9 @@ cell, so nothing downstream ever sees terrain on a mountain or a rift in the wro
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 from scoring.sides import SIDES, SIZE, Cell, SideLayout, cell_name
 from scoring.terrain import CHAR_TEXT, TEXT_CHAR, Terrain
@@ -61,7 +63,8 @@ class Sheet:
             )
             if expected is not None and t is not expected:
                 raise SheetError(
-                    f"cell {where} is printed as {expected.value} on side {self.side}, got {t.value}",
+                    f"cell {where} is printed as {expected.value} on side {self.side}, got "
+                    f"{t.value}",
                     f"cells[{r}][{c}]", (r, c),
                 )
             if expected is None and t.printed:
@@ -76,7 +79,7 @@ class Sheet:
             )
 
     @classmethod
-    def blank(cls, side: str = "A") -> "Sheet":
+    def blank(cls, side: str = "A") -> Sheet:
         """The sheet as printed: mountains and wasteland, everything else empty.
 
         >>> Sheet.blank("A").terrain((1, 3))
@@ -94,7 +97,7 @@ class Sheet:
         )
         return cls(side, rows, 0)
 
-    def with_cells(self, changes: dict[Cell, Terrain], coins: int | None = None) -> "Sheet":
+    def with_cells(self, changes: dict[Cell, Terrain], coins: int | None = None) -> Sheet:
         """A copy with some cells redrawn (and optionally a new coin count)."""
         rows = [list(row) for row in self.cells]
         for (r, c), t in changes.items():
@@ -121,7 +124,7 @@ class Sheet:
 
     # ---- JSON ---------------------------------------------------------------------------
     @classmethod
-    def from_json(cls, data: Any) -> "Sheet":
+    def from_json(cls, data: Any) -> Sheet:
         """Parse the public sheet JSON (a dict already decoded), naming the field on error."""
         if not isinstance(data, dict):
             raise SheetError("a sheet must be a JSON object with side, cells and coins", "")
@@ -146,7 +149,8 @@ class Sheet:
                 except ValueError:
                     names = ", ".join(t.value for t in Terrain)
                     raise SheetError(
-                        f"cell {cell_name((r, c))} has unknown terrain {name!r}; expected one of {names}",
+                        f"cell {cell_name((r, c))} has unknown terrain {name!r}; expected one of "
+                        f"{names}",
                         f"cells[{r}][{c}]", (r, c),
                     ) from None
             rows.append(tuple(out))
@@ -179,7 +183,7 @@ class Sheet:
         return "\n".join(lines) + "\n"
 
     @classmethod
-    def from_text(cls, text: str) -> "Sheet":
+    def from_text(cls, text: str) -> Sheet:
         """Parse the compact text form. Spaces between cells are optional; ``#`` lines after the
         grid and blank lines are ignored; case only marks ruins and is not checked."""
         lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
@@ -204,7 +208,8 @@ class Sheet:
                 t = CHAR_TEXT.get(ch.upper() if ch not in "r" else ".")
                 if t is None:
                     raise SheetError(
-                        f"cell {cell_name((r, c))} has unknown symbol {ch!r}; expected one of {''.join(CHAR_TEXT)} or r",
+                        f"cell {cell_name((r, c))} has unknown symbol {ch!r}; expected one of "
+                        f"{''.join(CHAR_TEXT)} or r",
                         f"cells[{r}][{c}]", (r, c),
                     )
                 row.append(t)

@@ -26,7 +26,7 @@ class SideLayout:
     size: int = SIZE
 
     @classmethod
-    def from_picture(cls, name: str, title: str, picture: str) -> "SideLayout":
+    def from_picture(cls, name: str, title: str, picture: str) -> SideLayout:
         rows = [line.split() for line in picture.strip().splitlines()]
         assert len(rows) == SIZE and all(len(r) == SIZE for r in rows), name
 

@@ -17,18 +17,30 @@ another, so changing a strategy never changes the cards revealed.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from scoring.board import Board
 from scoring.cards import score_card
 from scoring.decks import AmbushCard, ExploreCard
-from scoring.engine import Choices, Game, PlayerMap, player_name
-from scoring.seasons import EDICTS, SEASONS, GameScore, SeasonScore, monster_penalty
+from scoring.engine import Choices, Game, Placement, PlayerMap, Strategy, player_name
+from scoring.seasons import (
+    EDICTS,
+    SEASONS,
+    GameScore,
+    SeasonScore,
+    SoloRating,
+    Standing,
+    monster_penalty,
+)
 from scoring.shapes import FULL_MASK
 from scoring.sheet import Sheet
 from scoring.sides import SIZE
 from scoring.terrain import Terrain
+
+#: One legal draw offered by the engine: (shape index or None, mask, coin).
+Entry = tuple[int | None, int, bool]
 
 STRATEGIES = ("random", "greedy")
 
@@ -52,10 +64,12 @@ class RandomStrategy:
     def __init__(self, rng: random.Random):
         self.rng = rng
 
-    def choose_explore(self, game, player, card, choices: Choices):
+    def choose_explore(self, game: Game, player: int, card: ExploreCard, choices: Choices
+                       ) -> tuple[Entry, Terrain]:
         return self.rng.choice(choices.entries), self.rng.choice(choices.terrains)
 
-    def choose_ambush(self, game, drawer, victim, card, choices: Choices):
+    def choose_ambush(self, game: Game, drawer: int, victim: int, card: AmbushCard, choices: Choices
+                      ) -> Entry:
         return self.rng.choice(choices.entries)
 
 
@@ -77,19 +91,19 @@ class GreedyStrategy:
             low = bits & -bits
             t[low.bit_length() - 1] = terrain
             bits ^= low
-        b = Board.__new__(Board)
-        b.sheet = None
+        b = Board.__new__(Board)  # cells alone, no Sheet: the cards and the penalty read cells only
         b.t = t
         b.filled = [x is not Terrain.EMPTY for x in t]
         b.ruins = _ruins_indices(pm)
         now = SEASONS[s].edicts
         later = {e for season in SEASONS[s + 1:] for e in season.edicts} - set(now)
-        stars = sum(score_card(game.cards[EDICTS.index(e)], b).stars for e in now)
+        stars: float = sum(score_card(game.cards[EDICTS.index(e)], b).stars for e in now)
         stars += 0.35 * sum(score_card(game.cards[EDICTS.index(e)], b).stars for e in later)
         coins = pm.coins + pm.new_surrounds(mask) + (1 if coin else 0)
         return stars + left * (coins - monster_penalty(b))
 
-    def _shortlist(self, entries, pm: PlayerMap, key) -> list:
+    def _shortlist(self, entries: Sequence[Entry], pm: PlayerMap, key: Callable[[Entry], float]
+                   ) -> list[Entry]:
         if len(entries) <= self.exact + self.sampled:
             return list(entries)
         ranked = sorted(entries, key=key, reverse=True)
@@ -97,32 +111,37 @@ class GreedyStrategy:
         rest = ranked[self.exact:]
         return best + self.rng.sample(rest, min(self.sampled, len(rest)))
 
-    def choose_explore(self, game, player, card: ExploreCard, choices: Choices):
+    def choose_explore(self, game: Game, player: int, card: ExploreCard, choices: Choices
+                       ) -> tuple[Entry, Terrain]:
         pm = game.maps[player]
         filled = pm.filled
         jitter = self.rng.random
 
-        def cheap(e):
+        def cheap(e: Entry) -> float:
             _, m, coin = e
             return (neighbour_mask(m) & filled).bit_count() + 3 * coin + jitter()
 
         shortlist = self._shortlist(choices.entries, pm, cheap)
-        terrains = [t for t in choices.terrains if t is not Terrain.MONSTER] or list(choices.terrains)
-        best, best_v = None, float("-inf")
+        terrains: list[Terrain] = [t for t in choices.terrains if t is not Terrain.MONSTER] or list(
+            choices.terrains)
+        best: tuple[Entry, Terrain] | None = None
+        best_v = float("-inf")
         for e in shortlist:
             for t in terrains:
                 v = self.value(game, pm, e[1], t, e[2]) + 0.15 * (neighbour_mask(e[1]) & filled).bit_count() \
                     + 0.01 * jitter()
                 if v > best_v:
                     best, best_v = (e, t), v
+        assert best is not None  # the engine asks only when there is something to draw
         return best
 
-    def choose_ambush(self, game, drawer, victim, card: AmbushCard, choices: Choices):
+    def choose_ambush(self, game: Game, drawer: int, victim: int, card: AmbushCard, choices: Choices
+                      ) -> Entry:
         pm = game.maps[victim]
         empty = FULL_MASK & ~pm.filled
         jitter = self.rng.random
 
-        def cheap(e):
+        def cheap(e: Entry) -> float:
             return (neighbour_mask(e[1]) & empty).bit_count() + jitter()
 
         shortlist = self._shortlist(choices.entries, pm, cheap)
@@ -139,7 +158,7 @@ def _ruins_indices(pm: PlayerMap) -> frozenset[int]:
     return r
 
 
-def make_strategy(name: str, rng: random.Random):
+def make_strategy(name: str, rng: random.Random) -> Strategy:
     if name == "random":
         return RandomStrategy(rng)
     if name == "greedy":
@@ -162,24 +181,24 @@ class GameRecord:
     strategy: str
     cards: list[str]
     ambush_order: list[str]
-    card_log: dict
-    seasons: list[dict]
-    placements: list  # scoring.engine.Placement
+    card_log: dict[str, Any]
+    seasons: list[dict[str, Any]]
+    placements: list[Placement]
     season_sheets: list[list[Sheet]]
     season_scores: list[list[SeasonScore]]
     game_scores: list[GameScore]
-    ranking: list
-    solo: Any = None
-    extra: dict = field(default_factory=dict)
+    ranking: list[Standing]
+    solo: SoloRating | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
 
     @property
     def final_sheets(self) -> list[Sheet]:
         return [sheets[-1] for sheets in self.season_sheets]
 
-    def placements_for(self, player: int, season: int | None = None) -> list:
+    def placements_for(self, player: int, season: int | None = None) -> list[Placement]:
         return [p for p in self.placements if p.player == player and (season is None or p.season == season)]
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         seasons = []
         for s, info in enumerate(self.seasons):
             seasons.append({
@@ -188,7 +207,7 @@ class GameRecord:
                 "sheets": [self.season_sheets[p][s].to_json() for p in range(self.players)],
                 "scores": [self.season_scores[p][s].to_json() for p in range(self.players)],
             })
-        out = {
+        out: dict[str, Any] = {
             "version": 1,
             "players": self.players,
             "side": self.side,

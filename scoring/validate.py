@@ -29,18 +29,24 @@ The names other code uses are re-exported here.
 from __future__ import annotations
 
 import time
-from typing import Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from scoring.legality.card_log import CardLog, Event, log_events, parse_log
 from scoring.legality.log_level import check_log_level
 from scoring.legality.replay import replay
 from scoring.legality.seasons_level import check_seasons_level
-from scoring.legality.sheet_level import MAX_COIN_SHAPES, MAX_EXPLORE_TURNS, MAX_SEASON_TIME, check_sheet_level
+from scoring.legality.sheet_level import (
+    MAX_COIN_SHAPES,
+    MAX_EXPLORE_TURNS,
+    MAX_SEASON_TIME,
+    check_sheet_level,
+)
 from scoring.legality.verdicts import LEVELS, STATUSES, Check, Reason, Verdict, combine
 from scoring.sheet import Sheet
 
 
-def validate(sheet: Sheet, *, log: dict | CardLog | None = None,
+def validate(sheet: Sheet, *, log: dict[str, Any] | CardLog | None = None,
              previous: Sheet | Sequence[Sheet] | None = None, time_limit: float = 5.0) -> Verdict:
     """Check a sheet at every level its inputs allow (see the module docstring).
 

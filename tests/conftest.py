@@ -14,7 +14,8 @@ def cell(name: str) -> tuple[int, int]:
 
 
 def make(side: str = "A", coins: int = 0, **drawn: str) -> Sheet:
-    """A sheet of ``side`` with terrains drawn on the named cells: ``make(forest="A1 A2", water="C3")``."""
+    """A sheet of ``side`` with terrains drawn on the named
+    cells: ``make(forest="A1 A2", water="C3")``."""
     changes = {cell(n): Terrain(t) for t, names in drawn.items() for n in names.split()}
     return Sheet.blank(side).with_cells(changes, coins=coins)
 
@@ -34,7 +35,7 @@ def blank_a() -> Sheet:
     return Sheet.blank("A")
 
 
-# ---- markers: a quick loop is `python3 -m pytest -m "not slow and not browser"` ----------------------
+# ---- markers: a quick loop is `python3 -m pytest -m "not slow and not browser"` ------------------
 #: Test files that read or make photos, train, fuzz, run real servers or databases: each test takes
 #: seconds. Everything else checks rules, parsers and routes in milliseconds.
 SLOW_FILES = {

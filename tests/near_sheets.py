@@ -1,14 +1,14 @@
 """Photos that are almost a map sheet, made here: the inputs of the reader's robustness tests.
 
 Each maker takes a seed and returns a BGR photo. None of them is a readable sheet except, perhaps,
-the ones made from a real rendered sheet (cropped, turned, shrunk, blurred, inverted); the reader must
-answer each with a reading or a clear "no map grid found", never another exception.
+the ones made from a real rendered sheet (cropped, turned, shrunk, blurred, inverted); the reader
+must answer each with a reading or a clear "no map grid found", never another exception.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import cv2
 import numpy as np

@@ -104,7 +104,8 @@ def test_serve_refuses_a_concurrency_below_one(monkeypatch, capsys):
 
 def test_python_dash_m_reports_a_user_error_like_the_installed_command(tmp_path) -> None:
     """``python -m api.cli`` runs cli.py as ``__main__``: the commands' CliError must still be the
-    one it catches (it once answered "internal error: CliError", exit 1, for a photo without a sheet)."""
+    one it catches (it once answered "internal error: CliError", exit 1, for a photo without a
+    sheet)."""
     import subprocess
     import sys
 
@@ -117,8 +118,8 @@ def test_python_dash_m_reports_a_user_error_like_the_installed_command(tmp_path)
 
 
 def test_help_lists_every_command_without_loading_the_database_or_the_solver() -> None:
-    """``cartographers --help`` imports every command module to list it; the game and validate commands
-    import SQLAlchemy and OR-Tools (about 0.9 s) only when they run."""
+    """``cartographers --help`` imports every command module to list it; the game and validate
+    commands import SQLAlchemy and OR-Tools (about 0.9 s) only when they run."""
     import subprocess
     import sys
 

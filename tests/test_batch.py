@@ -7,16 +7,23 @@ no photo reader; tests/test_batch_photos.py runs the same runner on synthetic ph
 from __future__ import annotations
 
 import csv
-import os
 import json
+import os
 import random
 import zipfile
 from pathlib import Path
 
 import pytest
 
-from api.batch import (BatchError, BatchOptions, journal_path, list_inputs, read_journal, run_batch,
-                       score_file)
+from api.batch import (
+    BatchError,
+    BatchOptions,
+    journal_path,
+    list_inputs,
+    read_journal,
+    run_batch,
+    score_file,
+)
 from api.cli import main
 from scoring.report import score_report
 from scoring.seasons import rank_players
@@ -217,7 +224,8 @@ def test_dask_cluster_gives_the_local_pool_results(sheets_dir: Path, tmp_path: P
 
 
 def _dies_on_one_sheet(name, data, options):
-    """A worker that is killed while reading one particular sheet (as by the out-of-memory killer)."""
+    """A worker that is killed while reading one particular
+    sheet (as by the out-of-memory killer)."""
     if name == "table05.json":
         os._exit(9)
     return score_file(name, data, options)

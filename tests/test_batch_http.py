@@ -1,4 +1,5 @@
-"""Batch over HTTP: POST /v1/batch → job id; GET /v1/batch/{id} → progress and results (JSON, CSV)."""
+"""Batch over HTTP: POST /v1/batch → job id; GET
+/v1/batch/{id} → progress and results (JSON, CSV)."""
 
 from __future__ import annotations
 

@@ -39,9 +39,8 @@ pytestmark = pytest.mark.skipif(not reader_ready(), reason="no trained reader mo
 @pytest.fixture(scope="module")
 def photo_dir(tmp_path_factory) -> Path:
     from scoring.simulator import simulate
-    from vision.synth.photo import make_photo
-
     from tests.test_games_photos import CAREFUL
+    from vision.synth.photo import make_photo
 
     folder = tmp_path_factory.mktemp("photos")
     rec = simulate(4, "A", 5, "random")

@@ -19,7 +19,8 @@ PX_PER_U = 40
 
 
 def page_of_two(side: str, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """A landscape page with two of our ``side`` sheets side by side, and the left one's true corners."""
+    """A landscape page with two of our ``side`` sheets
+    side by side, and the left one's true corners."""
     sheet = render_sheet(side, px_per_u=PX_PER_U, rng=np.random.default_rng(seed))
     img = np.where(sheet.alpha[..., None] > 127, sheet.image, 255).astype(np.uint8)
     h, w = img.shape[:2]
@@ -52,7 +53,8 @@ def test_every_sheet_of_every_page_is_found_with_its_side_and_printing(art) -> N
 
 
 def test_solid_lines_are_located_on_a_flat_scan() -> None:
-    """Twelve solid lines each way (the printer-friendly sheet's kind), with longer page lines around."""
+    """Twelve solid lines each way (the printer-friendly
+    sheet's kind), with longer page lines around."""
     page = np.full((900, 700, 3), 255, np.uint8)
     cv2.rectangle(page, (10, 10), (690, 890), (0, 0, 0), 2)  # a page border: long lines, not the grid's
     for i in range(12):

@@ -6,6 +6,8 @@ mountains at B9 C4 H6 I10 J3, ruins at B7 C3 E7 G2 H9 J4 and the rift D6 E5 E6 F
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from scoring.cards import CARDS, score_card
@@ -118,7 +120,8 @@ CASES = [
     ("broken-road", make(farm="K1"), 3, "card example: the lone bottom-left corner cell"),
     ("broken-road", make(farm="J1 K2"), 3, "the two-cell diagonal"),
     ("broken-road", make(farm=" ".join(f"{chr(65 + i)}{i + 1}" for i in range(11) if i != 5)), 3, "the main diagonal (F6 is a mountain)"),
-    ("broken-road", make(farm=" ".join(f"{chr(65 + i)}{11 - i}" for i in range(11) if i not in (2, 5, 8))), 3, "the anti-diagonal (its mountains C9 F6 I3 filled) runs the wrong way: only its K1 end scores"),
+    ("broken-road", make(farm=" ".join(f"{chr(65 + i)}{11 - i}" for i in range(11) if i not in (2, 5, 8))), 3, "the anti-diagonal (its mountains C9 F6 I3 filled) runs the wrong way: only its K1 end "
+                                                                                                               "scores"),
     ("broken-road", make(farm=" ".join(f"{chr(65 + i)}{i + 2}" for i in range(10))), 0, "a diagonal from the top edge does not count"),
     ("broken-road", make(farm="J1 K1 K2"), 6, "two diagonals"),
     # ---- The Cauldrons
@@ -141,7 +144,7 @@ def test_every_card_has_cases() -> None:
 
 @pytest.mark.parametrize("slug", list(CARDS))
 def test_evidence_adds_up_and_lies_on_the_map(slug: str) -> None:
-    sheet = Sheet.from_text(open("samples/typical-a.txt").read())
+    sheet = Sheet.from_text(Path("samples/typical-a.txt").read_text())
     result = score_card(slug, sheet)
     assert result.stars == sum(e.stars for e in result.evidence)
     for e in result.evidence:
@@ -159,7 +162,7 @@ TYPICAL = {  # samples/typical-a.txt, counted by hand
 
 @pytest.mark.parametrize("slug, stars", TYPICAL.items())
 def test_typical_map(slug: str, stars: int) -> None:
-    sheet = Sheet.from_text(open("samples/typical-a.txt").read())
+    sheet = Sheet.from_text(Path("samples/typical-a.txt").read_text())
     assert score_card(slug, sheet).stars == stars
 
 

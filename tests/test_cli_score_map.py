@@ -1,4 +1,5 @@
-"""``cartographers score-map``: the JSON of docs/formats.md, the readable output, one-line errors."""
+"""``cartographers score-map``: the JSON of
+docs/formats.md, the readable output, one-line errors."""
 
 from __future__ import annotations
 

@@ -90,7 +90,8 @@ def test_a_misspelt_card_gets_a_did_you_mean(capsys, typo: str, suggestion: str)
 
 def test_a_setup_with_two_cards_of_one_kind_is_named_in_words(capsys) -> None:
     _, out, _ = run(capsys, "score-map", SAMPLE_JSON, "--cards", "wildholds,great-city,canal-lake,borderlands")
-    assert ("warning: Wildholds and Great City are both village cards: a game's setup takes one card of each kind"
+    assert ("warning: Wildholds and Great City are both village cards: a game's setup takes one card "
+            "of each kind"
             in out)
 
 
@@ -135,7 +136,8 @@ def test_validate_answers_in_words_and_says_what_it_did_not_check(capsys) -> Non
 
 @pytest.fixture()
 def table_folder(tmp_path: Path) -> Path:
-    """A tournament folder as organisers have them: two sheets, a truth file, notes and a spreadsheet."""
+    """A tournament folder as organisers have them: two
+    sheets, a truth file, notes and a spreadsheet."""
     folder = tmp_path / "table"
     folder.mkdir()
     shutil.copy(SAMPLE_JSON, folder / "ana.json")

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from scoring.decks import AMBUSH_CARDS, EXPLORE, EXPLORE_CARDS, deck_json, get_deck_card
 from scoring.terrain import Terrain
-
-import pytest
 
 
 def test_thirteen_explore_cards_sixteen_time() -> None:

@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import random
+
 from scoring.decks import AMBUSH, ANY_TERRAIN, EXPLORE
-from scoring.engine import (Game, PlayerMap, ambush_choices, explore_choices, neighbour_drawing, solo_ambush_move,
-                            solo_sweep)
+from scoring.engine import (
+    Game,
+    PlayerMap,
+    ambush_choices,
+    explore_choices,
+    neighbour_drawing,
+    solo_ambush_move,
+    solo_sweep,
+)
 from scoring.seasons import SEASONS
 from scoring.shapes import FULL_MASK, cells_of, mask_of
 from scoring.simulator import RandomStrategy
 from scoring.terrain import Terrain
-
-import random
 
 RUINS_A = mask_of([(1, 5), (2, 1), (2, 9), (8, 1), (8, 9), (9, 5)])
 

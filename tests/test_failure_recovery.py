@@ -89,7 +89,8 @@ def upload(base: str, game: str, player: int, season: int, sheet_json: dict) -> 
 
 
 def upload_round(srv: Server, game: str, rec, acked: dict, stop_after: int | None) -> None:
-    """Threads upload what is not yet in, season by season; the server is killed after ``stop_after`` acks."""
+    """Threads upload what is not yet in, season by season;
+    the server is killed after ``stop_after`` acks."""
     lock, enough = threading.Lock(), threading.Event()
     new_acks = [0]
 
@@ -106,7 +107,8 @@ def upload_round(srv: Server, game: str, rec, acked: dict, stop_after: int | Non
                 except httpx.HTTPError:
                     return  # the server is gone
                 if r.status_code == 409 and "already in" in r.json()["message"]:
-                    r = httpx.get(f"{srv.base}/v1/games/{game}/players/P{player + 1}/seasons/{SEASONS[season]}")
+                    r = httpx.get(f"{srv.base}/v1/games/{game}"
+                                  f"/players/P{player + 1}/seasons/{SEASONS[season]}")
                     assert r.status_code == 200 and r.json()["sheet"] == sheet  # landed before the kill, unacknowledged
                 elif r.status_code == 409:  # the previous season (another thread's) is not in yet
                     continue
@@ -131,7 +133,8 @@ def upload_round(srv: Server, game: str, rec, acked: dict, stop_after: int | Non
 def half_sent_upload(srv: Server, game: str, player: int, season: int, sheet_json: dict) -> None:
     """A multipart upload whose connection drops halfway through the body."""
     boundary = "halfway"
-    body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"sheet\"\r\n\r\n{json.dumps(sheet_json)}\r\n"
+    body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"sheet\"\r\n\r\n"
+            f"{json.dumps(sheet_json)}\r\n"
             f"--{boundary}--\r\n").encode()
     head = (f"POST /v1/games/{game}/players/P{player + 1}/seasons/{SEASONS[season]} HTTP/1.1\r\n"
             f"Host: 127.0.0.1\r\nContent-Type: multipart/form-data; boundary={boundary}\r\n"
@@ -142,7 +145,8 @@ def half_sent_upload(srv: Server, game: str, player: int, season: int, sheet_jso
 
 
 def check_database(db: Path, rec, acked: dict) -> None:
-    """Integrity check passes; every stored row is whole; every acknowledged upload is there as acknowledged."""
+    """Integrity check passes; every stored row is whole;
+    every acknowledged upload is there as acknowledged."""
     con = sqlite3.connect(db)
     try:
         assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
@@ -189,8 +193,9 @@ def test_killed_during_uploads_loses_nothing_and_leaves_no_partial_record(server
         assert r.status_code in (200, 404), r.text
         return r.status_code == 200
 
-    # an upload can land just before a kill without its answer reaching the client: not acknowledged,
-    # yet stored, so the half-sent upload must go to a season that is really not stored yet
+    # an upload can land just before a kill without its answer reaching the client: not
+    # acknowledged, yet stored, so the half-sent upload must go to a season that is really not
+    # stored yet
     pending = next((k for k in ((p, s) for s in range(4) for p in range(PLAYERS))
                     if k not in acked and not stored(*k)), None)
     if pending is not None:

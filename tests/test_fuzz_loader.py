@@ -12,8 +12,9 @@ from __future__ import annotations
 import struct
 import threading
 import zlib
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import cv2
 import numpy as np
@@ -45,7 +46,8 @@ def jpeg_sof_offset(data: bytes) -> int | None:
 
 
 def forge_size(data: bytes, width: int, height: int) -> bytes:
-    """The photo with the size its header claims replaced (PNG: CRC fixed, so only the size lies)."""
+    """The photo with the size its header claims replaced
+    (PNG: CRC fixed, so only the size lies)."""
     if data.startswith(b"\x89PNG"):
         ihdr = struct.pack(">II", width, height) + data[24:29]
         return data[:16] + ihdr + struct.pack(">I", zlib.crc32(b"IHDR" + ihdr)) + data[33:]
@@ -82,7 +84,8 @@ def mutated_photo(draw) -> bytes:
 
 
 def guarded(fn: Callable[[], Any]) -> tuple[Any, BaseException | None]:
-    """``fn()`` in a thread: its result or exception; fails if it does not return within the guard."""
+    """``fn()`` in a thread: its result or exception;
+    fails if it does not return within the guard."""
     outcome: list = []
 
     def work() -> None:

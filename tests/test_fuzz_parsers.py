@@ -49,7 +49,8 @@ def paths(obj: Any, prefix: tuple = ()) -> list[tuple]:
 
 @st.composite
 def mutated(draw, original: Any, max_edits: int = 4) -> Any:
-    """``original`` with a few random edits: a value replaced, a key or item dropped, an item repeated."""
+    """``original`` with a few random edits: a value
+    replaced, a key or item dropped, an item repeated."""
     obj = json.loads(json.dumps(original))
     for _ in range(draw(st.integers(1, max_edits))):
         where = draw(st.sampled_from(paths(obj)))
@@ -142,7 +143,8 @@ def test_card_log_parser_on_any_and_mutated_logs(data):
 
 
 def validate_in_thread(sheet: Sheet, log: Any, time_limit: float, guard_s: float) -> Exception | None:
-    """Run ``validate`` in a thread; fail if it has not come back after ``guard_s`` seconds (a hang)."""
+    """Run ``validate`` in a thread; fail if it has not
+    come back after ``guard_s`` seconds (a hang)."""
     outcome: list = []
 
     def work() -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import json
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -19,15 +19,15 @@ from api import games
 from api.cli import main
 from api.service import create_app
 from api.store import Store, sqlite_url
-from scoring.simulator import simulate
 from scoring.sheet import Sheet
 from scoring.sides import cell_name
+from scoring.simulator import simulate
 from scoring.terrain import Terrain
 
 SEASONS = games.SEASON_NAMES
 
 
-@lru_cache(maxsize=None)
+@cache
 def record(players: int, side: str, seed: int):
     return simulate(players, side, seed)
 
@@ -160,7 +160,7 @@ def test_wrong_side_is_rejected(client):
 def test_out_of_order_uploads_are_refused(client, steps, code):
     rec = record(4, "A", 7)
     game = new_game(client, rec)
-    for k, (player, season) in enumerate(steps):
+    for player, season in steps:
         p = int(player[1:]) - 1
         sheet = rec.season_sheets[min(p, 3)][SEASONS.index(season)]
         r = send(client, game, player, season, sheet)

@@ -15,9 +15,9 @@ import struct
 import sys
 import zipfile
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import cv2
 import numpy as np
@@ -188,7 +188,8 @@ HTTP_ROWS = [
 
 @pytest.fixture(scope="module")
 def client(tmp_path_factory) -> TestClient:
-    """The real app with a 3 MB upload limit, a 4-file batch limit and its own database and batch folder."""
+    """The real app with a 3 MB upload limit, a 4-file
+    batch limit and its own database and batch folder."""
     work = tmp_path_factory.mktemp("hostile")
     app = create_app(Settings(max_upload_bytes=UPLOAD_LIMIT, max_batch_files=BATCH_LIMIT, validate_time_limit=1.0))
     app.state.game_database_url = sqlite_url(work / "games.sqlite3")
@@ -216,7 +217,7 @@ def test_bad_input_gets_a_clear_error_and_the_service_stays_up(client, row, no_h
     assert client.get("/health").json()["status"] == "ok"
 
 
-# ---- rows that succeed, with what the answer must say ---------------------------------------------
+# ---- rows that succeed, with what the answer must say --------------------------------------------
 def test_blank_sheet_reads_as_an_empty_map_and_any_doubt_is_flagged(client):
     r = photo(blank_sheet_photo(), "blank.jpg", "application/octet-stream")(client)
     assert r.status_code == 200, r.json()

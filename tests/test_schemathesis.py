@@ -17,8 +17,14 @@ from pathlib import Path
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
-from schemathesis.checks import (content_type_conformance, not_a_server_error, response_headers_conformance,
-                                  response_schema_conformance, status_code_conformance, unsupported_method)
+from schemathesis.checks import (
+    content_type_conformance,
+    not_a_server_error,
+    response_headers_conformance,
+    response_schema_conformance,
+    status_code_conformance,
+    unsupported_method,
+)
 
 from api.service import create_app
 from api.settings import Settings

@@ -7,8 +7,15 @@ from types import SimpleNamespace
 import pytest
 
 from scoring.cards import CardError
-from scoring.seasons import (SEASONS, check_setup, monster_penalty, rank_players, score_game,
-                             score_season, solo_rating)
+from scoring.seasons import (
+    SEASONS,
+    check_setup,
+    monster_penalty,
+    rank_players,
+    score_game,
+    score_season,
+    solo_rating,
+)
 from tests.conftest import make
 
 CARDS = ["sentinel-wood", "canal-lake", "wildholds", "borderlands"]  # edicts A, B, C, D

@@ -4,8 +4,18 @@ from __future__ import annotations
 
 import pytest
 
-from scoring.shapes import (cells_of, mask_of, normalise, orientations, parse_shape, placements, reflect, rotate,
-                            shape_text, translations)
+from scoring.shapes import (
+    cells_of,
+    mask_of,
+    normalise,
+    orientations,
+    parse_shape,
+    placements,
+    reflect,
+    rotate,
+    shape_text,
+    translations,
+)
 
 # shape → number of distinct orientations with rotations and reflections
 ORIENTATIONS = {

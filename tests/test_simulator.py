@@ -10,8 +10,8 @@ import pytest
 from api.cli import main
 from scoring.engine import PlayerMap
 from scoring.seasons import score_game
-from scoring.simulator import GameRecord, simulate
 from scoring.sheet import Sheet
+from scoring.simulator import GameRecord, simulate
 
 
 @pytest.mark.parametrize("players,side,strategy", [(1, "A", "random"), (2, "B", "greedy"), (5, "A", "random"),

@@ -1,5 +1,6 @@
 """The no-ink twin of a synthetic photo (``make_photo(..., no_ink_twin=True)``): the same photo with
-nothing drawn on the sheet, so photo − twin is exactly the player's ink (``benchmarks/legibility.py``)."""
+nothing drawn on the sheet, so photo − twin is exactly the player's ink
+(``benchmarks/legibility.py``)."""
 
 from __future__ import annotations
 

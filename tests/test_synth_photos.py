@@ -1,4 +1,5 @@
-"""Synthetic photos: deterministic per seed, choosable by family, with consistent truth; the CLIs."""
+"""Synthetic photos: deterministic per seed, choosable
+by family, with consistent truth; the CLIs."""
 
 from __future__ import annotations
 
@@ -23,7 +24,8 @@ def test_same_seed_same_photo_and_other_seed_other_photo():
 
 @pytest.mark.parametrize("stop, n", [(0.0, 2), (1.0, 2), (3.0, 7), (0.7213, 19), (12.345678, 310), (5.0, 1)])
 def test_fast_linspace_is_numpy_linspace_bit_for_bit(stop, n):
-    """The strokes' resampling uses a lean linspace; any bit of difference would change every photo."""
+    """The strokes' resampling uses a lean linspace; any
+    bit of difference would change every photo."""
     from vision.synth.ink import _linspace
 
     assert np.array_equal(_linspace(stop, n), np.linspace(0, stop, n))

@@ -1,4 +1,5 @@
-"""The synthetic photos' truth is exact: grid points land where the truth says, ink where the sheet says."""
+"""The synthetic photos' truth is exact: grid points land
+where the truth says, ink where the sheet says."""
 
 from __future__ import annotations
 

@@ -8,7 +8,6 @@ import json
 import pytest
 
 from api.cli import main
-from scoring.shapes import mask_of
 from scoring.sheet import Sheet
 from scoring.simulator import simulate
 from scoring.terrain import Terrain
@@ -104,7 +103,7 @@ def test_earlier_season_changed_is_caught() -> None:
         assert validate(fewer, previous=sheets[:3]).status == "illegal"
 
 
-# ---- hand-made rules cases -------------------------------------------------------------------------
+# ---- hand-made rules cases -----------------------------------------------------------------------
 def test_coins_need_coin_shapes_or_surrounded_mountains() -> None:
     assert validate(Sheet.blank("A")).status == "legal"
     v = validate(draw("A", {}, coins=1))
@@ -173,7 +172,7 @@ def test_solo_ambush_goes_to_its_corner_multiplayer_anywhere() -> None:
     assert validate(draw("A", {**blocked, **{(r + 2, c): MO for r, c in corner}}), log=solo3).status == "illegal"
 
 
-# ---- the card log ---------------------------------------------------------------------------------
+# ---- the card log --------------------------------------------------------------------------------
 @pytest.mark.parametrize("log,field", [
     ([], "log"),
     ({"seasons": []}, "log.players"),
@@ -262,7 +261,8 @@ def test_sheet_level_names_left_over_cells() -> None:
 
 
 def test_ruins_fallback_depends_on_the_order_of_turns() -> None:
-    """After a ruins card, the 1×1 of any terrain is allowed only if every ruin was already filled."""
+    """After a ruins card, the 1×1 of any terrain is
+    allowed only if every ruin was already filled."""
     cells = {
         (1, 5): V, (2, 5): V, (2, 6): V,  # hamlet, coin shape, on the ruin B6
         (2, 1): FA, (3, 1): FA,  # farmland, coin shape, on C2

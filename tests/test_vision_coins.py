@@ -1,4 +1,5 @@
-"""The coin track: curl-following placement, snapping to the print, per-coin evidence, and the track as the witness of which way up side A lies."""
+"""The coin track: curl-following placement, snapping to the print, per-coin evidence, and the track
+as the witness of which way up side A lies."""
 
 from __future__ import annotations
 
@@ -20,7 +21,8 @@ COIN_U = np.array([GEOMETRY.coin_centre(i) for i in range(GEOMETRY.coin_count)])
 
 
 def bent(u: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """Sheet u, v → photo px: a tilted view of paper that curls away below y ≈ 6 (more with every row)."""
+    """Sheet u, v → photo px: a tilted view of paper that
+    curls away below y ≈ 6 (more with every row)."""
     drop = 0.012 * np.clip(v - 6.0, 0, None) ** 2  # u of extra displacement, growing towards the track
     x = 80 + 41 * u + 3 * v + 25 * drop * (u - 5.5) / 5.5
     y = 60 + 2 * u + 40 * v + 40 * drop
@@ -67,7 +69,8 @@ def marked_sheet():
 def test_refine_snaps_an_offset_track_back_onto_the_print(marked_sheet):
     image, pts = marked_sheet
     exact = coins._curl_model(pts)
-    # a found grid whose bottom rows sit on the frame line: the track guess lands ~0.3 u low, 0.15 u right
+    # a found grid whose bottom rows sit on the frame
+    # line: the track guess lands ~0.3 u low, 0.15 u right
     off = lambda u, v: exact(np.asarray(u) + 0.15, np.asarray(v) + 0.3)  # noqa: E731
     truth = exact(COIN_U[:, 0], COIN_U[:, 1])
     before = np.linalg.norm(off(COIN_U[:, 0], COIN_U[:, 1]) - truth, axis=1).max() / PX_PER_U
@@ -228,7 +231,8 @@ def mountain_columns(image: np.ndarray, pts: np.ndarray, side: str) -> dict[str,
 
 
 def test_a_full_track_is_judged_against_the_printed_mountain_coins():
-    """A full track has no unmarked coin of its own; the mountain cells' printed coins are unmarked on every sheet."""
+    """A full track has no unmarked coin of its own; the mountain
+    cells' printed coins are unmarked on every sheet."""
     empty = mountain_columns(*flat_sheet("A", 0, 7), "A")
     full = mountain_columns(*flat_sheet("A", 14, 7), "A")
     assert np.abs(empty["darkness-mountain_z"]).max() < 3  # blank coins look like the mountain coins
@@ -238,7 +242,8 @@ def test_a_full_track_is_judged_against_the_printed_mountain_coins():
 
 
 def test_mountain_coins_shaded_over_change_the_reference():
-    """The reference is what the mountain coins look like in the photo: shade them and a blank track looks light."""
+    """The reference is what the mountain coins look like in
+    the photo: shade them and a blank track looks light."""
     image, pts = flat_sheet("B", 0, 5)
     over = np.zeros(image.shape[:2], np.uint8)
     for r, c in SIDES["B"].mountains:  # graphite over each printed mountain coin: darker, its print still showing
@@ -272,7 +277,8 @@ def test_a_blank_sheet_holds_no_coins():
 
 
 def test_mountain_reference_of_a_low_resolution_photo_is_finite_and_says_so():
-    """At 16 px per cell the mountain coin is 1.6 px across in radius: still measured, its size reported."""
+    """At 16 px per cell the mountain coin is 1.6 px across
+    in radius: still measured, its size reported."""
     sheet = dataclasses.replace(Sheet.blank("A"), coins=4)
     drawn = draw_sheet(sheet, "graphite-symbols", np.random.default_rng(2), px_per_u=16, extras=False)
     j, i = np.meshgrid(np.arange(12.0), np.arange(12.0))

@@ -1,4 +1,5 @@
-"""Cell features: the shape part tells stroke direction and ink placement apart, and ignores blank paper."""
+"""Cell features: the shape part tells stroke direction
+and ink placement apart, and ignores blank paper."""
 
 from __future__ import annotations
 
@@ -6,8 +7,20 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.features import (CELL_FEATURE_NAMES, HOG_BINS, HOG_REGIONS, LAYOUT_REGIONS, PALETTES, REFERENCE_LAB,
-                             REFERENCE_PAPER_BGR, THUMBS, _lab, cell_features, paper_model, paper_ring)
+from vision.features import (
+    CELL_FEATURE_NAMES,
+    HOG_BINS,
+    HOG_REGIONS,
+    LAYOUT_REGIONS,
+    PALETTES,
+    REFERENCE_LAB,
+    REFERENCE_PAPER_BGR,
+    THUMBS,
+    _lab,
+    cell_features,
+    paper_model,
+    paper_ring,
+)
 from vision.layout import GRID
 
 PX = 32
@@ -42,7 +55,8 @@ def shape_part(feats: np.ndarray, cell: tuple[int, int]) -> tuple[np.ndarray, np
 
 
 def test_the_written_out_reference_lab_is_the_reference_paper_in_lab() -> None:
-    """REFERENCE_LAB is a constant (so importing costs no OpenCV table set-up); it must stay the paper's Lab."""
+    """REFERENCE_LAB is a constant (so importing costs no
+    OpenCV table set-up); it must stay the paper's Lab."""
     np.testing.assert_allclose(REFERENCE_LAB, _lab(REFERENCE_PAPER_BGR.reshape(1, 1, 3))[0, 0], atol=0.05)
     assert REFERENCE_LAB.dtype == np.float32
 
@@ -176,8 +190,8 @@ def test_layout_shows_which_half_of_the_cell_the_colour_is_in(where: str, colour
 
     m = sign * layout_part(cell_features(sheet_with(cell, half), "A", PX)[0], cell, name)
     inked, bare = (m[0], m[-1]) if where == "top" else (m[-1], m[0])
-    # the bare half is not exactly paper: yellow ink is brighter than parchment in red, which lifts the
-    # cell's paper surface a little (features.bright_lift)
+    # the bare half is not exactly paper: yellow ink is brighter than parchment in red, which lifts
+    # the cell's paper surface a little (features.bright_lift)
     assert inked.min() > 0.3 and np.abs(bare).max() < 0.15
 
 

@@ -10,7 +10,14 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from vision.load import MAX_PIXELS, PhotoError, apply_orientation, load_photo, reduction_for, sniff_format
+from vision.load import (
+    MAX_PIXELS,
+    PhotoError,
+    apply_orientation,
+    load_photo,
+    reduction_for,
+    sniff_format,
+)
 
 
 def png_header_only(width: int, height: int) -> bytes:

@@ -8,12 +8,20 @@ import subprocess
 import sys
 import warnings
 
+import numpy as np
 import pytest
 
-import numpy as np
-
-from vision.classify import (CELL_CLASSES, META_FILE, MODEL_FILE, UNFAMILIAR_LOW_CONFIDENCE, UNSURE_BELOW,
-                             ModelMissingError, ReaderModel, load_model, save_model)
+from vision.classify import (
+    CELL_CLASSES,
+    META_FILE,
+    MODEL_FILE,
+    UNFAMILIAR_LOW_CONFIDENCE,
+    UNSURE_BELOW,
+    ModelMissingError,
+    ReaderModel,
+    load_model,
+    save_model,
+)
 from vision.coins import COIN_FEATURE_NAMES
 from vision.features import CELL_FEATURE_NAMES
 from vision.inference import BoostedTrees, Network, export
@@ -69,7 +77,8 @@ def test_reading_with_the_shipped_model_never_imports_scikit_learn() -> None:
 
 
 def _fitted(seed: int = 0, classes: int = 3, features: int = 6):
-    """A small fitted tree model and network pair with their training rows (NaNs included for the trees)."""
+    """A small fitted tree model and network pair with
+    their training rows (NaNs included for the trees)."""
     from sklearn.ensemble import HistGradientBoostingClassifier
     from sklearn.exceptions import ConvergenceWarning
     from sklearn.neural_network import MLPClassifier
@@ -108,7 +117,8 @@ def test_an_export_that_predicts_otherwise_is_refused() -> None:
 
 
 class _LyingModel:
-    """A fitted model whose predictions are not what its stored trees say (stands in for a changed layout)."""
+    """A fitted model whose predictions are not what its
+    stored trees say (stands in for a changed layout)."""
 
     def __init__(self, trees):
         self._predictors, self.classes_, self.n_iter_ = trees._predictors, trees.classes_, trees.n_iter_
@@ -206,8 +216,8 @@ def test_sheet_context_compares_each_cell_with_the_sure_cells_of_its_own_sheet()
 
 
 def test_nearby_paper_compares_each_cell_with_the_sure_empty_cells_around_it() -> None:
-    from vision.classify import CONTEXT_FEATURES, CONTEXT_NONE, NEARBY_DIFFERENCES, nearby_paper
     from scoring.sides import SIDES
+    from vision.classify import CONTEXT_FEATURES, CONTEXT_NONE, NEARBY_DIFFERENCES, nearby_paper
 
     cells = SIDES["A"].drawable
     db = CELL_FEATURE_NAMES.index("db_mean")
@@ -254,7 +264,7 @@ def test_sheet_look_tells_a_faint_pencil_sheet_from_a_bold_marker_one() -> None:
 
 @needs_model
 def test_shipped_model_has_trees_that_the_context_stage_reads() -> None:
-    from vision.classify import CONTEXT_FEATURES, context_inputs
+    from vision.classify import context_inputs
 
     model = load_model()
     assert len(model.trees) == 2 and all(t.n_features_in_ == len(CELL_FEATURE_NAMES) for t in model.trees)

@@ -1,4 +1,5 @@
-"""The reader end to end: synthetic photos read with the shipped model, refusals, the CLI, the overlay."""
+"""The reader end to end: synthetic photos read with
+the shipped model, refusals, the CLI, the overlay."""
 
 from __future__ import annotations
 
@@ -67,7 +68,8 @@ def test_reading_json_has_the_interface_fields(photos) -> None:
 @needs_model
 @pytest.mark.parametrize("seed", PHOTO_SEEDS)
 def test_the_coins_are_located_where_they_are_printed(photos, seed: int) -> None:
-    """The reading says where each of the 14 coins is (for the overlay): within 0.15 cell of the truth."""
+    """The reading says where each of the 14 coins is (for
+    the overlay): within 0.15 cell of the truth."""
     photo = photos[seed]
     reading = read_photo(photo.jpeg)
     centres = np.asarray(reading.to_json()["coin_centres"])

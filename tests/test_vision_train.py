@@ -1,4 +1,5 @@
-"""Training: which photos it makes, and a tiny end-to-end run (generate → fit → calibrate → save → load)."""
+"""Training: which photos it makes, and a tiny end-to-end
+run (generate → fit → calibrate → save → load)."""
 
 from __future__ import annotations
 
@@ -9,13 +10,22 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from scoring.sheet import Sheet
 from vision.classify import CELL_CLASSES, CONTEXT_FEATURES, context_inputs, load_model, save_model
 from vision.features import CELL_FEATURE_NAMES
 from vision.synth import BACKGROUND_FAMILIES, STYLE_FAMILIES
-from scoring.sheet import Sheet
 from vision.synth.photo import GLARE_RANGE
-from vision.train import (JITTER_MAX_U, TRAIN_SEED_BASE, PhotoJob, TrainConfig, jittered_grid, photo_samples,
-                          train, training_jobs, truth_sheet)
+from vision.train import (
+    JITTER_MAX_U,
+    TRAIN_SEED_BASE,
+    PhotoJob,
+    TrainConfig,
+    jittered_grid,
+    photo_samples,
+    train,
+    training_jobs,
+    truth_sheet,
+)
 
 
 def test_training_photos_cover_every_style_outside_the_held_out_families() -> None:
@@ -47,7 +57,8 @@ def test_a_glare_job_makes_its_photo_with_glare() -> None:
     plain = photo_samples((job, False))
     lit = photo_samples((job._replace(glare=0.45), False))
     assert plain["seed"] == lit["seed"] and (plain["copies"][0][1] == lit["copies"][0][1]).all()  # same sheet
-    # the photo is otherwise the same seed's (make_photo is deterministic), so any change is the glare's
+    # the photo is otherwise the same seed's (make_photo
+    # is deterministic), so any change is the glare's
     assert np.abs(lit["copies"][0][0] - plain["copies"][0][0]).mean() > 0.05
 
 
@@ -92,11 +103,12 @@ def test_a_tiny_training_run_gives_a_loadable_model(tmp_path) -> None:
     assert len(loaded.meta["training"]["first_context_iterations"]) == 2
     assert loaded.context.n_features_in_ == loaded.first_context[0].n_features_in_ + 13 + 6
     networks = loaded.network_probabilities(sheet)
-    # the first round reads the empty paper around each cell too (nearby_paper: 8 measures) and the sheet's
-    # look (sheet_look: the median and spread of each colour measure), as saved
+    # the first round reads the empty paper around each cell too (nearby_paper: 8 measures) and the
+    # sheet's look (sheet_look: the median and spread of each colour measure), as saved
     assert loaded.nearby_paper and loaded.meta["config"]["nearby_paper"]
     assert loaded.sheet_look and loaded.meta["config"]["sheet_look"]
-    # … and the probabilities of the two halves' trees (6), fitted, saved and loaded with the iterations asked for
+    # … and the probabilities of the two halves' trees (6),
+    # fitted, saved and loaded with the iterations asked for
     assert len(loaded.trees) == 2 and loaded.meta["training"]["tree_iterations"] == [4, 4]
     trees = loaded.tree_probabilities(sheet)
     assert trees.shape == (116, len(CELL_CLASSES)) and np.allclose(trees, model.tree_probabilities(sheet))
@@ -135,7 +147,8 @@ def test_a_jittered_grid_is_off_like_a_found_grid_smoothly_and_within_bounds() -
 
 
 def test_the_quick_recipe_runs_every_stage_from_the_command_line(tmp_path, capsys) -> None:
-    """``cartographers train --quick --out DIR``: the whole recipe, small; the shipped model untouched."""
+    """``cartographers train --quick --out DIR``: the
+    whole recipe, small; the shipped model untouched."""
     from api.cli import main
     from vision.classify import MODEL_FILE
 

@@ -1,5 +1,5 @@
-"""The web page in a real browser: Playwright drives Debian's Chromium against ``cartographers serve``
-on 127.0.0.1, at a phone's and a desktop's size.
+"""The web page in a real browser: Playwright drives Debian's Chromium against ``cartographers
+serve`` on 127.0.0.1, at a phone's and a desktop's size.
 
 Expected scores are computed with ``scoring`` (and the photo's with the real reader), never
 written in. ``tests/test_web_player.py`` walks every state of the page and, with
@@ -20,13 +20,13 @@ from pathlib import Path
 import httpx
 import pytest
 
-from scoring.validate import validate
-from vision import read_photo
-from vision.classify import ModelMissingError
 from scoring.cards import CARDS
 from scoring.report import score_report
 from scoring.sheet import Sheet
 from scoring.terrain import Terrain
+from scoring.validate import validate
+from vision import read_photo
+from vision.classify import ModelMissingError
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -47,7 +47,8 @@ def free_port() -> int:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    """``cartographers serve`` on a free port of 127.0.0.1, for this module's tests (games in a fresh database)."""
+    """``cartographers serve`` on a free port of 127.0.0.1,
+    for this module's tests (games in a fresh database)."""
     port = free_port()
     database = tmp_path_factory.mktemp("games") / "games.sqlite3"
     env = {**os.environ, "CARTOGRAPHERS_DATABASE_URL": f"sqlite:///{database}"}
@@ -165,7 +166,8 @@ def test_page_fits_the_screen_is_labelled_and_stays_local(page, server):
     page.wait_for_selector("#map .cell")
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= VIEWPORTS[page.viewport_name]["width"]
-    unnamed = page.evaluate("""() => [...document.querySelectorAll('button, select, input, [role=gridcell]')]
+    unnamed = page.evaluate("""() => [...document.querySelectorAll(
+            'button, select, input, [role=gridcell]')]
         .filter(e => !(e.getAttribute('aria-label') || e.labels?.length || e.textContent.trim()))
         .map(e => e.outerHTML.slice(0, 80))""")
     assert unnamed == []

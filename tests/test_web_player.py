@@ -27,7 +27,16 @@ from scoring.report import score_report
 from scoring.sheet import Sheet
 from scoring.terrain import Terrain
 from tests.test_web_page import (  # noqa: F401  (fixtures: browser, server, page, sample_photo)
-    CHROMIUM, DEFAULT_CARDS, ROOT, VIEWPORTS, browser, choose_cards, correct_cell, page, sample_photo, server,
+    CHROMIUM,
+    DEFAULT_CARDS,
+    ROOT,
+    VIEWPORTS,
+    browser,
+    choose_cards,
+    correct_cell,
+    page,
+    sample_photo,
+    server,
     wait_for_total,
 )
 
@@ -49,7 +58,8 @@ def screenshot_dir() -> Path | None:
 
 
 def save(pg, state: str, full_page: bool = True) -> None:
-    """Save the page as ``<viewport>-<state>.png`` (256 colours: a few hundred kB at most) when asked to."""
+    """Save the page as ``<viewport>-<state>.png`` (256
+    colours: a few hundred kB at most) when asked to."""
     out = screenshot_dir()
     if out is None:
         return
@@ -123,7 +133,7 @@ def cell_sel(r: int, c: int) -> str:
     return f'#map .cell[data-r="{r}"][data-c="{c}"]'
 
 
-# ---- a failed upload clears the previous result and says what to do ----------------------------------
+# ---- a failed upload clears the previous result and says what to do ------------------------------
 def test_a_failed_upload_clears_the_previous_result(page, tmp_path):
     choose_cards(page)
     page.click("#blank-a")
@@ -150,9 +160,11 @@ def test_a_failed_upload_clears_the_previous_result(page, tmp_path):
 
 @pytest.mark.parametrize("page", ["phone"], indirect=True)
 def test_each_error_code_gets_a_players_tip(page):
-    """Every code /v1/read can answer has its own advice (the answers are stubbed: the words are the point)."""
+    """Every code /v1/read can answer has its own advice
+    (the answers are stubbed: the words are the point)."""
     tips = {
-        "no-grid": "No map grid found: photograph the whole sheet from above, flat, in even light, without glare, "
+        "no-grid": "No map grid found: photograph the whole sheet from above, flat, in even "
+                   "light, without glare, "
                    "with the coin track in the frame.",
         "unreadable-photo": "retake it from straight above",
         "wrong-side": "other side of the sheet",
@@ -164,7 +176,8 @@ def test_each_error_code_gets_a_players_tip(page):
         "timeout": "took too long",
         "reader-unavailable": "start from a blank sheet",
         "internal-error": "report it with the code 0123abcd",
-        "invalid-request": "The photo could not be read. Try again",  # no tip of its own: the fallback
+        # no tip of its own: the fallback
+        "invalid-request": "The photo could not be read. Try again",
     }
     answer: dict = {}
     page.route("**/v1/read", lambda route: route.fulfill(status=answer["status"], content_type="application/json",
@@ -182,7 +195,7 @@ def test_each_error_code_gets_a_players_tip(page):
     page.wait_for_selector("#status.error:has-text('could not be reached')")
 
 
-# ---- cells to check: marked on the map, and a walkthrough ------------------------------------------
+# ---- cells to check: marked on the map, and a walkthrough ----------------------------------------
 def test_unsure_cells_are_marked_on_the_map_and_checked_in_turn(page):
     sheet = Sheet.blank("A").with_cells({(0, 0): Terrain.FOREST, (2, 2): Terrain.FOREST, (4, 7): Terrain.VILLAGE,
                                          (8, 7): Terrain.FARM}, coins=2)
@@ -192,7 +205,8 @@ def test_unsure_cells_are_marked_on_the_map_and_checked_in_turn(page):
     upload(page, "sheet.png", tiny_png())
     page.wait_for_selector("#map .cell")
 
-    # Marked on the grid itself, over the terrain icon: C3 (forest, unsure) is ringed in red, A1 (forest) is not.
+    # Marked on the grid itself, over the terrain icon: C3
+    # (forest, unsure) is ringed in red, A1 (forest) is not.
     marked = {(int(e.get_attribute("data-r")), int(e.get_attribute("data-c"))) for e in page.locator("#map .cell.unsure").all()}
     assert marked == {(2, 2), (4, 7), (8, 7)}
     assert "to check" in page.locator(cell_sel(2, 2)).get_attribute("aria-label")
@@ -231,7 +245,7 @@ def test_unsure_cells_are_marked_on_the_map_and_checked_in_turn(page):
     assert "All 3 unsure cells checked" in page.locator("#check-text").inner_text()
 
 
-# ---- no score until the four edicts are chosen; the choice is remembered --------------------------
+# ---- no score until the four edicts are chosen; the choice is remembered -------------------------
 def test_no_score_until_the_four_edicts_are_chosen(page):
     for edict in "ABCD":
         assert page.locator(f"#edict-{edict}").input_value() == ""
@@ -313,7 +327,7 @@ def test_game_page_shows_card_names(page, server):
     save(page, "game")
 
 
-# ---- every state with the real reader, at both sizes ----------------------------------------------
+# ---- every state with the real reader, at both sizes ---------------------------------------------
 def test_every_state_with_a_real_photo(page, server, sample_photo):
     """start → reading → result → checking a cell → a failed upload; each fits the screen."""
     assert_fits(page)

@@ -64,7 +64,8 @@ def condition_tags(cond: dict) -> list[str]:
 
 
 def peak_memory_mb() -> float:
-    """This process's peak resident memory (VmHWM; unlike ru_maxrss it is not inherited across exec)."""
+    """This process's peak resident memory (VmHWM; unlike
+    ru_maxrss it is not inherited across exec)."""
     for line in Path("/proc/self/status").read_text().splitlines():
         if line.startswith("VmHWM:"):
             return int(line.split()[1]) / 1024
@@ -72,7 +73,8 @@ def peak_memory_mb() -> float:
 
 
 def art_family_of(seed: int, mixed: bool) -> str:
-    """The printed-art family of benchmark photo ``seed``: our look-alike, or every family in turn when ``mixed``.
+    """The printed-art family of benchmark photo ``seed``: our look-alike, or every family in turn
+    when ``mixed``.
 
     >>> [art_family_of(s, True) for s in range(5)], art_family_of(3, False)
     (['lookalike', 'line-art', 'engraved', 'woodcut', 'lookalike'], 'lookalike')
@@ -113,9 +115,9 @@ def _read_one(path: str) -> dict:
 
     cv2.setNumThreads(1)
     from scoring.report import score_report
+    from vision.grid import cell_side_px
     from vision.load import PhotoError
     from vision.reader import read_photo
-    from vision.grid import cell_side_px
     from vision.train import grid_error_u, truth_sheet
 
     truth = json.loads(Path(path).with_suffix(".json").read_text())
@@ -216,7 +218,8 @@ def _one_core_probe(paths: list[str]) -> dict:
     """Latency and peak memory of a fresh single-threaded process reading ``paths``."""
     code = ("import json,sys,time,cv2;cv2.setNumThreads(1);from vision.reader import read_photo;"
             "from vision.bench import peak_memory_mb;"
-            "from vision.load import PhotoError\nts=[]\nfor p in [sys.argv[1]]+sys.argv[1:]:\n t=time.perf_counter()\n"
+            "from vision.load import PhotoError\nts=[]\nfor p in [sys.argv[1]]+sys.argv[1:]:\n "
+            "t=time.perf_counter()\n"
             " try: read_photo(p)\n except PhotoError: pass\n ts.append(time.perf_counter()-t)\n"
             "ts=ts[1:]  # the first read loads the model and warms the imports\n"
             "print(json.dumps({'seconds':ts,'peak_mb':peak_memory_mb()}))")
@@ -226,8 +229,9 @@ def _one_core_probe(paths: list[str]) -> dict:
 
 
 def generate_photos(seeds: list[int], folder: str, workers: int = 2, art_families: bool = False) -> list[str]:
-    """Benchmark photos (JPEG + truth JSON) in ``folder``, reusing any already there; ``art_families``
-    prints them in every art family in turn (:func:`art_family_of`), else in our look-alike."""
+    """Benchmark photos (JPEG + truth JSON) in ``folder``, reusing any already there;
+    ``art_families`` prints them in every art family in turn (:func:`art_family_of`), else in our
+    look-alike."""
     todo = [(s, folder, art_families) for s in seeds if not (Path(folder) / f"{s}.json").exists()]
     if todo:
         with get_context("spawn").Pool(workers) as pool:
@@ -321,7 +325,8 @@ def format_table(res: dict) -> str:
     cols = ["photos", "grid_found", "side_ok", "shifted", "locally_off", "grid_within_0.1u", "cell_accuracy", "sheet_exact",
             "coins_exact", "score_exact", "wrong_cells_flagged", "cells_flagged"]
     lines = [f"Benchmark: {res['n']} photos, seed {res['seed']} (photo seeds {res['seed_range'][0]}…"
-             f"{res['seed_range'][1]}), held out of training: style family {res['held_out']['style_family']}, "
+             f"{res['seed_range'][1]}), held out of training: style family "
+             f"{res['held_out']['style_family']}, "
              f"background family {res['held_out']['background_family']}", ""]
     lines.append("| group | " + " | ".join(cols) + " |")
     lines.append("|---" * (len(cols) + 1) + "|")
@@ -330,12 +335,18 @@ def format_table(res: dict) -> str:
             cells = [str(row[c]) if c in ("photos", "shifted", "locally_off") else f"{row[c]:.4f}" if c == "cell_accuracy"
                      else f"{row[c]:.3f}" for c in cols]
             lines.append(f"| {g}: {k} | " + " | ".join(cells) + " |")
-    lines += ["", "grid_found: share of photos; side_ok, grid_within_0.1u (every crossing within 0.1 u), coins_exact: "
-              "share of found photos; shifted: found photos whose median crossing is > 0.5 u off (a one-cell "
-              "shift); locally_off: found photos whose worst crossing is > 0.5 u off; cell_accuracy: drawable "
-              "cells of found photos; sheet_exact: share of all photos read exactly (cells, side, coins); "
-              "score_exact: share of (photo, random legal card set) pairs whose read total equals the true "
-              "total (unfound photos count as wrong); wrong_cells_flagged: share of wrong cells that were "
+    lines += ["", "grid_found: share of photos; side_ok, grid_within_0.1u (every crossing within 0.1 u), "
+                  "coins_exact: "
+              "share of found photos; shifted: found photos whose median crossing is > 0.5 u off (a "
+              "one-cell "
+              "shift); locally_off: found photos whose worst crossing is > 0.5 u off; cell_accuracy: "
+              "drawable "
+              "cells of found photos; sheet_exact: share of all photos read exactly (cells, side, "
+              "coins); "
+              "score_exact: share of (photo, random legal card set) pairs whose read total equals the "
+              "true "
+              "total (unfound photos count as wrong); wrong_cells_flagged: share of wrong cells that "
+              "were "
               "flagged low-confidence; cells_flagged: share of all cells flagged."]
     lines.append("")
     lines.append("Per-class recall: " + ", ".join(f"{c} {v:.4f}" for c, v in res["per_class_recall"].items()))
@@ -346,8 +357,10 @@ def format_table(res: dict) -> str:
     for t in classes:
         lines.append(f"| {t} | " + " | ".join(str(res["confusion"][t][p]) for p in classes) + " |")
     lat, oc = res["latency_s"], res["one_core_12mp"]
-    lines += ["", f"Latency per photo (2 workers, mean {lat['mean_megapixels']:.1f} MP): p50 {lat['p50']:.3f} s, "
-                  f"p95 {lat['p95']:.3f} s; throughput {res['photos_per_second']:.2f} photos/s with {res['workers']} "
+    lines += ["", f"Latency per photo (2 workers, mean {lat['mean_megapixels']:.1f} MP): p50 "
+                  f"{lat['p50']:.3f} s, "
+                  f"p95 {lat['p95']:.3f} s; throughput {res['photos_per_second']:.2f} photos/s with "
+                  f"{res['workers']} "
                   f"workers; worker peak memory {res['peak_memory_mb_worker']:.0f} MB.",
               f"12 MP photos on one core: p50 {oc['p50_s']:.3f} s, max {oc['max_s']:.3f} s, peak memory "
               f"{oc['peak_memory_mb']:.0f} MB ({oc['photos']} photos).",

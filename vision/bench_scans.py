@@ -34,7 +34,8 @@ SCAN_DIR = ".scans"
 
 # ---- preparing the scans ----------------------------------------------------------------------
 def render_pages(art: Path, out: Path) -> list[Path]:
-    """Every page of every PDF in ``art`` as a PNG in ``out`` (plus any PNG/JPEG already in ``art``)."""
+    """Every page of every PDF in ``art`` as a PNG in
+    ``out`` (plus any PNG/JPEG already in ``art``)."""
     pages = sorted(p for p in art.iterdir() if p.suffix.lower() in (".png", ".jpg", ".jpeg"))
     pdfs = sorted(art.glob("*.pdf"))
     if pdfs and shutil.which("pdftoppm") is None:
@@ -69,8 +70,9 @@ def _evenly_spaced(centres: np.ndarray, n: int = GRID + 1) -> np.ndarray | None:
 
 
 def flat_grid_corners(sheet: np.ndarray) -> np.ndarray | None:
-    """Cell-area corners (TL, TR, BR, BL) of an upright, flat scan of one sheet drawn with solid cell
-    lines: the 12 evenly spaced long lines of each axis (the printer-friendly sheet's thin black lines)."""
+    """Cell-area corners (TL, TR, BR, BL) of an upright, flat scan of one sheet drawn with solid
+    cell lines: the 12 evenly spaced long lines of each axis (the printer-friendly sheet's thin
+    black lines)."""
     gray = cv2.cvtColor(sheet, cv2.COLOR_BGR2GRAY)
     dark = (gray < 140).astype(np.uint8)
     h, w = dark.shape
@@ -115,7 +117,8 @@ def printing_name(sheet: np.ndarray) -> str:
 
 
 def prepare_scans(art: str | Path, log=print) -> list[dict]:
-    """The sheets of ``art`` (cached in ``art/.scans``): file, corners, side and printing of each."""
+    """The sheets of ``art`` (cached in ``art/.scans``):
+    file, corners, side and printing of each."""
     art = Path(art)
     if not art.is_dir():
         raise FileNotFoundError(f"{art}: no such folder (it should hold the sheets' PDFs or scans)")
@@ -180,7 +183,8 @@ def _generate(job: tuple[int, dict, str]) -> str:
 def run_scan_benchmark(art: str | Path, n: int, seed: int, workers: int = 2, log=print,
                        photo_dir: str | None = None) -> dict:
     """Photograph the prepared sheets of ``art`` ``n`` times (cycling through them), read the photos
-    and tally every figure of :mod:`vision.bench` overall, per printing and per printing and side."""
+    and tally every figure of :mod:`vision.bench` overall, per printing and per printing and
+    side."""
     from vision.bench import Tally, _read_one
 
     sheets = prepare_scans(art, log)
@@ -195,7 +199,8 @@ def run_scan_benchmark(art: str | Path, n: int, seed: int, workers: int = 2, log
         if jobs:
             with ctx.Pool(workers) as pool:
                 pool.map(_generate, jobs, chunksize=2)
-        log(f"generated {len(jobs)} photos of {len(sheets)} printed sheets in {time.time() - t0:.0f} s")
+        log(f"generated {len(jobs)} photos of {len(sheets)} printed sheets in "
+            f"{time.time() - t0:.0f} s")
         t0 = time.perf_counter()
         with ctx.Pool(workers) as pool:
             results = pool.map(_read_one, [str(folder / f"{s}.jpg") for s in seeds], chunksize=2)
@@ -221,7 +226,8 @@ def format_scan_table(res: dict) -> str:
     """Markdown table of a scan benchmark result."""
     cols = ["photos", "grid_found", "side_ok", "shifted", "cell_accuracy", "sheet_exact", "coins_exact",
             "wrong_cells_flagged", "cells_flagged"]
-    lines = [f"Other printings: {res['n']} photos of {len(res['sheets'])} printed sheets, seed {res['seed']}", "",
+    lines = [f"Other printings: {res['n']} photos of {len(res['sheets'])} printed sheets, seed "
+             f"{res['seed']}", "",
              "| group | " + " | ".join(cols) + " |", "|---" * (len(cols) + 1) + "|"]
     for g in ("all", "printing", "printing and side"):
         for k, row in res["groups"].get(g, {}).items():
@@ -229,8 +235,10 @@ def format_scan_table(res: dict) -> str:
                      else f"{row[c]:.3f}" for c in cols]
             lines.append(f"| {g}: {k} | " + " | ".join(cells) + " |")
     lat = res["latency_s"]
-    lines += ["", f"grid_found: share of photos; side_ok, coins_exact: share of found photos; shifted: found photos "
-                  f"read turned or a cell off (median crossing > 0.5 u from the truth); cells: drawable cells of "
+    lines += ["", "grid_found: share of photos; side_ok, coins_exact: share of found photos; shifted: "
+                  "found photos "
+                  "read turned or a cell off (median crossing > 0.5 u from the truth); cells: drawable "
+                  "cells of "
                   f"found photos; latency per photo p50 {lat['p50']:.3f} s, p95 {lat['p95']:.3f} s; "
                   f"read errors: {res['errors'] or 'none'}."]
     return "\n".join(lines)

@@ -34,7 +34,7 @@ import json
 import platform
 import zipfile
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -53,7 +53,8 @@ META_FILE = MODEL_DIR / "reader.json"
 CELL_CLASSES: tuple[Terrain, ...] = (Terrain.EMPTY, Terrain.FOREST, Terrain.VILLAGE, Terrain.FARM,
                                      Terrain.WATER, Terrain.MONSTER)
 
-#: The layout of the model file's arrays (:func:`save_model`); a file of another layout asks for retraining.
+#: The layout of the model file's arrays (:func:`save_model`);
+#: a file of another layout asks for retraining.
 FILE_FORMAT = 1
 
 DEFAULT_LOW_CONFIDENCE = 0.9
@@ -61,13 +62,14 @@ DEFAULT_LOW_CONFIDENCE = 0.9
 #: when more than UNFAMILIAR_SHARE of a sheet's drawable cells are unsure, the sheet looks unlike
 #: the training sheets (an unseen marking style, a strong colour cast), the model's confidence is
 #: worth less there, and cells are flagged below UNFAMILIAR_LOW_CONFIDENCE instead of the
-#: calibrated threshold. On the dev photos this catches more wrong cells while flagging fewer than one
-#: threshold for every sheet (docs/reader.md, "Confidence").
+#: calibrated threshold. On the dev photos this catches more wrong cells while flagging fewer than
+#: one threshold for every sheet (docs/reader.md, "Confidence").
 UNSURE_BELOW = 0.9
 UNFAMILIAR_SHARE = 0.08
 UNFAMILIAR_LOW_CONFIDENCE = 0.9999
 
-#: Colour measures (vision.features names) the sheet-context stage compares between cells of a sheet.
+#: Colour measures (vision.features names) the
+#: sheet-context stage compares between cells of a sheet.
 CONTEXT_FEATURES: tuple[str, ...] = (
     "dL_mean", "dL_p75", "da_mean", "db_mean", "da_ink", "db_ink", "chroma_mean", "coloured", "coloured2", "ink12",
     "ink25", *(f"hue{b}" for b in range(HUE_BINS)))
@@ -76,16 +78,17 @@ _SIDE_B = CELL_FEATURE_NAMES.index("side_b")
 CONTEXT_SURE = 0.9  # a cell counts towards its class's colour on the sheet when the networks give it this
 CONTEXT_MAX_COUNT = 20  # sure cells of a class counted up to this many
 CONTEXT_NONE = 10.0  # distance reported when a class has no sure cell on the sheet (scaled units)
-#: Nearby paper (:func:`nearby_paper`): how fast a cell's weight as a neighbour falls off with distance (the σ of a
-#: Gaussian, in cells), and the colour measures whose signed difference from the nearby paper the stage reads.
-#: σ 1.0 read the fewest dev cells wrong among 0.7–2.5, and comparing with sure empty cells only beat
-#: comparing with every class's.
+#: Nearby paper (:func:`nearby_paper`): how fast a cell's weight as a neighbour falls off with
+#: distance (the σ of a Gaussian, in cells), and the colour measures whose signed difference from
+#: the nearby paper the stage reads. σ 1.0 read the fewest dev cells wrong among 0.7–2.5, and
+#: comparing with sure empty cells only beat comparing with every class's.
 NEARBY_SIGMA = 1.0
 NEARBY_DIFFERENCES: tuple[str, ...] = ("dL_mean", "dL_p75", "da_mean", "db_mean", "coloured", "ink12")
 _NEARBY_COLUMNS = [CONTEXT_FEATURES.index(n) for n in NEARBY_DIFFERENCES]
-#: the context stage's share of a cell's probabilities (the networks have the rest). On the shipped stage
-#: 0.7–1.0 read as many cells wrong and, at equal catch, flag as many (a move along one curve); 0.5 read 9 %
-#: more wrong.
+#: the context stage's share of a cell's probabilities (the networks have the rest). On the shipped
+#: stage
+#: 0.7–1.0 read as many cells wrong and, at equal catch, flag as many (a move along one curve); 0.5
+#: read 9 % more wrong.
 CONTEXT_WEIGHT = 0.6
 
 
@@ -98,8 +101,8 @@ class ReaderModel:
     """The cell classifier (networks and sheet-context stage), the coin classifier, and what the
     reader needs to know about them."""
 
-    # Each part is a fitted model with predict_proba and classes_: a vision.inference export when loaded
-    # from the file, the scikit-learn estimator during training.
+    # Each part is a fitted model with predict_proba and classes_: a vision.inference export when
+    # loaded from the file, the scikit-learn estimator during training.
     shape: list  # networks over CELL_FEATURE_NAMES, classes 0…5 = CELL_CLASSES
     coins: object  # boosted trees over vision.coins features, class 1 = coin filled
     meta: dict = field(default_factory=dict)
@@ -110,8 +113,9 @@ class ReaderModel:
     # The first context round, one stage per half of the training photos (their mean is read); when
     # present, ``context`` is the second round, over second_round_inputs(). Empty: one round
     first_context: list = field(default_factory=list)
-    # HistGradientBoostingClassifiers over CELL_FEATURE_NAMES, one per half of the training photos; the context
-    # stage reads their mean probabilities (context_inputs' ``trees``). Empty: no trees (older files)
+    # HistGradientBoostingClassifiers over CELL_FEATURE_NAMES, one per half of the training photos;
+    # the context stage reads their mean probabilities (context_inputs' ``trees``). Empty: no trees
+    # (older files)
     trees: list = field(default_factory=list)
 
     @property
@@ -138,7 +142,8 @@ class ReaderModel:
         return mean_proba(self.shape, features)
 
     def tree_probabilities(self, features: np.ndarray) -> np.ndarray | None:
-        """(N, 6) probabilities over CELL_CLASSES: the mean of the trees; None for a model without."""
+        """(N, 6) probabilities over CELL_CLASSES: the
+        mean of the trees; None for a model without."""
         return mean_proba(self.trees, features) if self.trees else None
 
     def cell_probabilities(self, features: np.ndarray) -> np.ndarray:
@@ -163,19 +168,21 @@ class ReaderModel:
 
 
 def scaled_colour(features: np.ndarray, scale: np.ndarray) -> np.ndarray:
-    """The cells' colour measures (CONTEXT_FEATURES) in units of their training spread ``scale``: the
-    space in which the context stage measures distances between cells."""
+    """The cells' colour measures (CONTEXT_FEATURES) in units of their training spread ``scale``:
+    the space in which the context stage measures distances between cells."""
     return features[:, _CONTEXT_COLUMNS].astype(np.float64) / scale
 
 
 def sheet_context(features: np.ndarray, probabilities: np.ndarray, scale: np.ndarray) -> np.ndarray:
     """Inputs of the sheet-context stage for the drawable cells of one sheet, (N, 6 + 12 + 19):
     the networks' probabilities; for each class, how far the cell's colour measures
-    (CONTEXT_FEATURES, divided by ``scale``) are from the mean of the sheet's other cells the networks
-    give that class at least CONTEXT_SURE, and how many such cells there are; the measures themselves.
+    (CONTEXT_FEATURES, divided by ``scale``) are from the mean of the sheet's other cells the
+    networks give that class at least CONTEXT_SURE, and how many such cells there are; the measures
+    themselves.
 
     >>> from vision.features import CELL_FEATURE_NAMES
-    >>> x = np.zeros((3, len(CELL_FEATURE_NAMES))); x[:, CELL_FEATURE_NAMES.index("db_ink")] = [30, 28, 0]
+    >>> x = np.zeros((3, len(CELL_FEATURE_NAMES)))
+    >>> x[:, CELL_FEATURE_NAMES.index("db_ink")] = [30, 28, 0]
     >>> p = np.array([[0, 0, 0, 1.0, 0, 0], [0, 0, 0, 1.0, 0, 0], [1.0, 0, 0, 0, 0, 0]])
     >>> c = sheet_context(x, p, np.ones(len(CONTEXT_FEATURES)))
     >>> c[0, 6 + 2 * 3:6 + 2 * 3 + 2].tolist()  # farm: 2 from the other sure farm cell, 1 such cell
@@ -195,10 +202,10 @@ def sheet_context(features: np.ndarray, probabilities: np.ndarray, scale: np.nda
     return np.concatenate([probabilities, out, colour], axis=1)
 
 
-@lru_cache(maxsize=None)
+@cache
 def drawable_neighbours(side: str) -> tuple[tuple[int, ...], ...]:
-    """For each drawable cell of ``side`` (``SideLayout.drawable``: row by row, as the reader lists them),
-    the indices of its drawable neighbours up, down, left and right.
+    """For each drawable cell of ``side`` (``SideLayout.drawable``: row by row, as the reader lists
+    them), the indices of its drawable neighbours up, down, left and right.
 
     >>> nb = drawable_neighbours("A")
     >>> len(nb), nb[0]  # 116 drawable cells; the top-left corner has two neighbours
@@ -216,14 +223,16 @@ def neighbour_summary(probabilities: np.ndarray, side: str) -> np.ndarray:
     whole, so a mark among marks of its kind is likelier than a lone one, and ink spilling over a
     line comes from a neighbour that shows it.
 
-    >>> p = np.zeros((116, len(CELL_CLASSES))); p[:, 0] = 1.0; p[1, 0], p[1, 3] = 0.0, 1.0  # one farm
+    >>> p = np.zeros((116, len(CELL_CLASSES))); p[:, 0] = 1.0
+    >>> p[1, 0], p[1, 3] = 0.0, 1.0  # one farm
     >>> s = neighbour_summary(p, "A")
     >>> s[0, [0, 3, 6 + 3, 12]].tolist()  # cell 0: one of its two neighbours is that farm
     [0.5, 0.5, 1.0, 2.0]
     """
     neighbours = drawable_neighbours(side)
     if len(probabilities) != len(neighbours):
-        raise ValueError(f"neighbour_summary needs one whole sheet: {len(neighbours)} drawable cells on side {side}, "
+        raise ValueError(f"neighbour_summary needs one whole sheet: {len(neighbours)} drawable cells on side "
+                         f"{side}, "
                          f"got {len(probabilities)}")
     k = len(CELL_CLASSES)
     out = np.zeros((len(neighbours), 2 * k + 1))
@@ -233,13 +242,15 @@ def neighbour_summary(probabilities: np.ndarray, side: str) -> np.ndarray:
     return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def nearby_weights(side: str) -> np.ndarray:
-    """(N, N) how much drawable cell j (``SideLayout.drawable`` order) counts as cell i's neighbour: a
-    Gaussian of the distance between their centres (σ = ``NEARBY_SIGMA`` cells), 0 for the cell itself.
+    """(N, N) how much drawable cell j (``SideLayout.drawable`` order) counts as cell i's neighbour:
+    a Gaussian of the distance between their centres (σ = ``NEARBY_SIGMA`` cells), 0 for the cell
+    itself.
 
     >>> w = nearby_weights("A")
-    >>> w.shape, float(w[0, 0]), round(float(w[0, 1]), 3), round(float(w[0, 12]), 3)  # itself, beside, diagonal
+    >>> # itself, beside, diagonal:
+    >>> w.shape, float(w[0, 0]), round(float(w[0, 1]), 3), round(float(w[0, 12]), 3)
     ((116, 116), 0.0, 0.607, 0.368)
     """
     rc = np.array(SIDES[side].drawable, dtype=np.float64)
@@ -263,16 +274,19 @@ def nearby_paper(features: np.ndarray, probabilities: np.ndarray, scale: np.ndar
     cells there read as forest before, right with this).
 
     >>> from vision.features import CELL_FEATURE_NAMES
-    >>> x = np.zeros((116, len(CELL_FEATURE_NAMES))); x[:, CELL_FEATURE_NAMES.index("db_mean")] = 1.0
-    >>> x[0, CELL_FEATURE_NAMES.index("db_mean")] = 4.0  # cell 0 more yellow than the paper around it
+    >>> db_mean = CELL_FEATURE_NAMES.index("db_mean")
+    >>> x = np.zeros((116, len(CELL_FEATURE_NAMES))); x[:, db_mean] = 1.0
+    >>> x[0, db_mean] = 4.0  # cell 0 more yellow than the paper around it
     >>> p = np.zeros((116, len(CELL_CLASSES))); p[:, 0] = 1.0  # every cell surely empty
     >>> f = nearby_paper(x, p, np.ones(len(CONTEXT_FEATURES)))
-    >>> [round(float(v), 2) for v in (f[0, 0], f[0, 2 + NEARBY_DIFFERENCES.index("db_mean")], f[5, 0])]
+    >>> nearby_db = 2 + NEARBY_DIFFERENCES.index("db_mean")
+    >>> [round(float(v), 2) for v in (f[0, 0], f[0, nearby_db], f[5, 0])]
     [3.0, 3.0, 0.0]
     """
     weights = nearby_weights(sheet_side(features))
     if len(features) != len(weights):
-        raise ValueError(f"nearby_paper needs one whole sheet: {len(weights)} drawable cells, got {len(features)}")
+        raise ValueError(f"nearby_paper needs one whole sheet: {len(weights)} drawable cells, got "
+                         f"{len(features)}")
     z = scaled_colour(features, scale)
     w = weights * (probabilities[:, CELL_CLASSES.index(Terrain.EMPTY)] >= CONTEXT_SURE)[None, :]
     total = w.sum(axis=1)
@@ -285,7 +299,8 @@ def nearby_paper(features: np.ndarray, probabilities: np.ndarray, scale: np.ndar
 
 def sheet_look(features: np.ndarray, scale: np.ndarray) -> np.ndarray:
     """(N, 2 × len(CONTEXT_FEATURES)) for the cells of one sheet, the same row for every cell: the
-    median and the standard deviation over the sheet of each colour measure (CONTEXT_FEATURES / ``scale``).
+    median and the standard deviation over the sheet of each colour measure (CONTEXT_FEATURES /
+    ``scale``).
 
     The measures are taken against the sheet's own paper, yet the same faint yellow means a pencil
     farm on a sheet of faint pencil strokes and paper under warm light on a sheet of bold marker
@@ -293,10 +308,12 @@ def sheet_look(features: np.ndarray, scale: np.ndarray) -> np.ndarray:
     left over (the median and spread together read dev cells better than either alone).
 
     >>> from vision.features import CELL_FEATURE_NAMES
-    >>> x = np.zeros((4, len(CELL_FEATURE_NAMES))); x[:, CELL_FEATURE_NAMES.index("db_mean")] = [0, 0, 2, 6]
+    >>> x = np.zeros((4, len(CELL_FEATURE_NAMES)))
+    >>> x[:, CELL_FEATURE_NAMES.index("db_mean")] = [0, 0, 2, 6]
     >>> look = sheet_look(x, np.ones(len(CONTEXT_FEATURES)))
     >>> k = CONTEXT_FEATURES.index("db_mean")
-    >>> look[:, k].tolist(), look[0, len(CONTEXT_FEATURES) + k].tolist()  # median 1 for every cell; spread
+    >>> # median 1 for every cell; spread:
+    >>> look[:, k].tolist(), look[0, len(CONTEXT_FEATURES) + k].tolist()
     ([1.0, 1.0, 1.0, 1.0], 2.449489742783178)
     """
     z = scaled_colour(features, scale)
@@ -320,7 +337,8 @@ def context_inputs(features: np.ndarray, probabilities: np.ndarray, scale: np.nd
     >>> p = np.full((116, len(CELL_CLASSES)), 1 / 6)
     >>> x = np.zeros((116, len(CELL_FEATURE_NAMES)))
     >>> one = np.ones(len(CONTEXT_FEATURES))
-    >>> context_inputs(x, p, one, trees=p).shape[1] - context_inputs(x, p, one).shape[1]  # the trees' six
+    >>> with_trees = context_inputs(x, p, one, trees=p)
+    >>> with_trees.shape[1] - context_inputs(x, p, one).shape[1]  # the trees' six
     6
     """
     parts = [sheet_context(features, probabilities, scale), neighbour_summary(probabilities, sheet_side(features))]
@@ -351,7 +369,8 @@ def mix_context(networks: np.ndarray, context: np.ndarray) -> np.ndarray:
 
 
 def context_scale(features: np.ndarray) -> np.ndarray:
-    """Spread of each CONTEXT_FEATURES measure over training cells (the sheet-context distances' unit)."""
+    """Spread of each CONTEXT_FEATURES measure over training
+    cells (the sheet-context distances' unit)."""
     return features[:, _CONTEXT_COLUMNS].std(axis=0).astype(np.float64) + 1e-6
 
 

@@ -1,4 +1,5 @@
-"""Per-cell features from the rectified sheet, normalised against this sheet's paper (coin features: vision.coins).
+"""Per-cell features from the rectified sheet, normalised against this sheet's paper (coin features:
+vision.coins).
 
 Paper tint and uneven light are cancelled first (:func:`paper_model`): each cell's bright
 pixels estimate the paper under it, and so do patches of the bare margin just outside the grid
@@ -27,7 +28,8 @@ ORIENTATION_BINS = 6
 HOG_REGIONS = 6  # shape: a 6 × 6 grid of gradient-orientation histograms per cell …
 HOG_BINS = 8  # … of 8 unsigned orientations each
 HOG_NOISE = 200.0  # added to the histogram norm so an empty cell's paper grain stays near zero
-THUMBS = (7, 9)  # shape: the cell's darkness shrunk to 7 × 7 and to 9 × 9 (9 × 9 alone: ~15 more dev 8 cells wrong)
+# shape: the cell's darkness shrunk to 7 × 7 and to 9 × 9 (9 × 9 alone: ~15 more dev 8 cells wrong)
+THUMBS = (7, 9)
 THUMB_MAX_DL = 60.0  # darkness (ΔL) at which a thumbnail pixel saturates
 POOL_INSET = 2  # pooled maps (HOG, thumbnails, layout) keep this many px clear of the cell's sides
 LAYOUT_REGIONS = 4  # layout: where the a*, the b* and the thin strokes sit, each shrunk to 4 × 4
@@ -43,8 +45,9 @@ def _lab(bgr01: np.ndarray) -> np.ndarray:
     return cv2.cvtColor(np.clip(bgr01, 0, 1).astype(np.float32), cv2.COLOR_BGR2Lab)
 
 
-#: ``_lab(REFERENCE_PAPER_BGR)``, written out: OpenCV's first float Lab conversion builds its tables (0.1 s),
-#: which a photo with no sheet never needs (tests/test_vision_features.py checks the two agree)
+#: ``_lab(REFERENCE_PAPER_BGR)``, written out: OpenCV's first float Lab conversion builds its tables
+#: (0.1 s), which a photo with no sheet never needs (tests/test_vision_features.py checks the two
+#: agree)
 REFERENCE_LAB = np.array([75.927734375, 4.109375, 13.359375], dtype=np.float32)
 
 
@@ -71,7 +74,8 @@ class PaperModel:
 
 @dataclass
 class PaperRing:
-    """Paper colour estimates from the bare margin around the cell area, in cell-centre coordinates."""
+    """Paper colour estimates from the bare margin around
+    the cell area, in cell-centre coordinates."""
 
     rows: np.ndarray  # (N,) row coordinate of each patch (cell centres are 0…10)
     cols: np.ndarray  # (N,)
@@ -171,7 +175,8 @@ def bright_lift(paper: PaperModel) -> np.ndarray:
     50700131: 42 empty cells read as water at confidence ≥ 0.96).
 
     >>> bright = np.full((GRID, GRID, 3), 0.8); bright[0, 0] = 0.95  # a lit cell top left
-    >>> lift = bright_lift(PaperModel(np.r_[[[0.8] * 3], np.zeros((5, 3))], np.full(3, 0.8), bright))
+    >>> paper = PaperModel(np.r_[[[0.8] * 3], np.zeros((5, 3))], np.full(3, 0.8), bright)
+    >>> lift = bright_lift(paper)
     >>> float(lift[0, 0, 0].round(3)), float(lift[5, 5, 0])
     (1.153, 1.0)
     """
@@ -193,7 +198,8 @@ def normalised_lab(cells_bgr: np.ndarray, px: int, paper: PaperModel) -> np.ndar
 
 
 def _ink_measures(lab: np.ndarray, strokes: np.ndarray) -> list[np.ndarray]:
-    """Colour/darkness measures over pixel sets: lab (N, P, 3), strokes (N, P) → list of (N,) arrays."""
+    """Colour/darkness measures over pixel sets: lab (N,
+    P, 3), strokes (N, P) → list of (N,) arrays."""
     d_l = REFERENCE_LAB[0] - lab[..., 0]
     da = lab[..., 1] - REFERENCE_LAB[1]
     db = lab[..., 2] - REFERENCE_LAB[2]
@@ -321,7 +327,8 @@ def layout_features(lab: np.ndarray, strokes: np.ndarray, px: int) -> np.ndarray
     an earlier 225 features 290–318 / 512–527, with these and the finer shape parts 230–239 /
     420–428.
 
-    >>> lab = np.zeros((GRID * 32, GRID * 32, 3), np.float32) + REFERENCE_LAB  # bare reference paper
+    >>> # bare reference paper:
+    >>> lab = np.zeros((GRID * 32, GRID * 32, 3), np.float32) + REFERENCE_LAB
     >>> lab[:16, :32, 1] = REFERENCE_LAB[1] - 40  # green in the top half of the top-left cell
     >>> f = layout_features(lab, np.zeros(lab.shape[:2], np.float32), 32)
     >>> f.shape, f[0, :4].round(2).tolist(), f[0, 12:16].round(2).tolist()

@@ -19,8 +19,9 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-#: Largest difference between an export's probabilities and the estimator's that :func:`export` accepts
-#: (the networks' weights are kept in half precision by training; the export computes as scikit-learn does).
+#: Largest difference between an export's probabilities and the estimator's that :func:`export`
+#: accepts (the networks' weights are kept in half precision by training; the export computes as
+#: scikit-learn does).
 EXPORT_TOLERANCE = 1e-5
 
 
@@ -44,8 +45,8 @@ def _binary_proba(raw: np.ndarray) -> np.ndarray:
 class Network:
     """A standardised multi-layer perceptron with ReLU hidden layers and a softmax output.
 
-    >>> net = Network(mean=np.zeros(2), scale=np.ones(2), weights=(np.eye(2),), biases=(np.zeros(2),),
-    ...               classes=np.array([0, 1]))
+    >>> net = Network(mean=np.zeros(2), scale=np.ones(2), weights=(np.eye(2),),
+    ...               biases=(np.zeros(2),), classes=np.array([0, 1]))
     >>> net.predict_proba(np.array([[0.0, np.log(3.0)]])).round(3).tolist()
     [[0.25, 0.75]]
     """
@@ -89,7 +90,8 @@ class BoostedTrees:
     One tree per iteration and class, iteration-major, as a two-class stump shows:
 
     >>> stump = BoostedTrees(baseline=np.array([0.0]), classes=np.array([0, 1]), n_iter_=1,
-    ...     feature=np.array([0, 0, 0]), threshold=np.array([0.5, 0, 0]), missing_left=np.array([1, 0, 0]),
+    ...     feature=np.array([0, 0, 0]), threshold=np.array([0.5, 0, 0]),
+    ...     missing_left=np.array([1, 0, 0]),
     ...     left=np.array([1, 0, 0]), right=np.array([2, 0, 0]), is_leaf=np.array([0, 1, 1]),
     ...     value=np.array([0.0, -2.0, 2.0]), starts=np.array([0]), n_features_in_=1)
     >>> stump.predict_proba(np.array([[0.0], [1.0], [np.nan]]))[:, 1].round(3).tolist()
@@ -153,7 +155,8 @@ def _network_from_sklearn(pipeline) -> Network:
 
 
 def _trees_from_sklearn(boosting) -> BoostedTrees:
-    """A :class:`BoostedTrees` from a fitted ``HistGradientBoostingClassifier`` (numerical splits only).
+    """A :class:`BoostedTrees` from a fitted ``HistGradientBoostingClassifier`` (numerical splits
+    only).
 
     scikit-learn has no public view of these trees, so this reads its predictors' node records;
     :func:`export` then checks the result against ``predict_proba``."""
@@ -178,11 +181,12 @@ def _trees_from_sklearn(boosting) -> BoostedTrees:
 
 def export(estimator, probe: np.ndarray | None = None) -> Network | BoostedTrees:
     """The numpy form of a fitted scikit-learn estimator, checked on ``probe`` rows (or on random
-    rows where none are given): its probabilities must match the estimator's within EXPORT_TOLERANCE.
-    An estimator already exported is returned as it is.
+    rows where none are given): its probabilities must match the estimator's within
+    EXPORT_TOLERANCE. An estimator already exported is returned as it is.
 
     >>> from sklearn.ensemble import HistGradientBoostingClassifier
-    >>> X = np.random.default_rng(0).normal(size=(300, 4)); y = (X[:, 0] > X[:, 1]).astype(int) + (X[:, 2] > 1)
+    >>> X = np.random.default_rng(0).normal(size=(300, 4))
+    >>> y = (X[:, 0] > X[:, 1]).astype(int) + (X[:, 2] > 1)
     >>> fitted = HistGradientBoostingClassifier(max_iter=20, random_state=0).fit(X, y)
     >>> trees = export(fitted, X)
     >>> float(abs(trees.predict_proba(X) - fitted.predict_proba(X)).max()) < 1e-12
@@ -202,12 +206,14 @@ def export(estimator, probe: np.ndarray | None = None) -> Network | BoostedTrees
     return exported
 
 
-# Saving: every array of a model under a path-like key ("shape/0/weights/1"), so the file is one flat npz.
+# Saving: every array of a model under a path-like key
+# ("shape/0/weights/1"), so the file is one flat npz.
 
 def to_arrays(model: Network | BoostedTrees, prefix: str) -> dict[str, np.ndarray]:
     """The arrays of one exported model under keys starting ``prefix``.
 
-    >>> net = Network(np.zeros(2), np.ones(2), (np.eye(2, dtype=np.float32),), (np.zeros(2, np.float32),), np.array([0, 1]))
+    >>> net = Network(np.zeros(2), np.ones(2), (np.eye(2, dtype=np.float32),),
+    ...               (np.zeros(2, np.float32),), np.array([0, 1]))
     >>> sorted(to_arrays(net, "n/"))
     ['n/biases/0', 'n/classes', 'n/kind', 'n/mean', 'n/scale', 'n/weights/0']
     >>> back = from_arrays(to_arrays(net, "n/"), "n/")
@@ -217,13 +223,15 @@ def to_arrays(model: Network | BoostedTrees, prefix: str) -> dict[str, np.ndarra
     if isinstance(model, Network):
         out = {f"{prefix}kind": np.array("network"), f"{prefix}mean": model.mean, f"{prefix}scale": model.scale,
                f"{prefix}classes": model.classes}
-        # Training keeps the networks' weights in half precision; the file keeps them so (half the size).
+        # Training keeps the networks' weights in half
+        # precision; the file keeps them so (half the size).
         out.update({f"{prefix}weights/{k}": _compact(w) for k, w in enumerate(model.weights)})
         out.update({f"{prefix}biases/{k}": _compact(b) for k, b in enumerate(model.biases)})
         return out
     fields = {name: getattr(model, name) for name in ("baseline", "classes", "feature", "threshold", "missing_left",
                                                      "left", "right", "is_leaf", "value", "starts")}
-    # Node indices fit 16 bits (trees of a few dozen nodes, features in the hundreds): a third of the size.
+    # Node indices fit 16 bits (trees of a few dozen nodes,
+    # features in the hundreds): a third of the size.
     for name in ("feature", "left", "right"):
         fields[name] = fields[name].astype(np.uint16)
     return {f"{prefix}kind": np.array("trees"), f"{prefix}n_iter": np.array(model.n_iter_),

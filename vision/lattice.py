@@ -37,7 +37,7 @@ class GridFit:
         """TL, TR, BR, BL corners of the cell area in photo pixels."""
         return area_corners(self.intersections)
 
-    def rotated(self, quarter_turns: int) -> "GridFit":
+    def rotated(self, quarter_turns: int) -> GridFit:
         """The same fit with the grid turned ``quarter_turns`` × 90° counter-clockwise in u."""
         pts = np.rot90(self.intersections, quarter_turns, axes=(0, 1)).copy()
         doubt = np.rot90(self.crossing_doubt, quarter_turns, axes=(0, 1)).copy()
@@ -57,9 +57,10 @@ class GridFit:
 
 
 def cell_side_px(intersections: np.ndarray) -> float:
-    """Median cell side along the rows of a 12 × 12 crossing grid, in its pixels: the unit ``u`` of the
-    benchmark's grid errors, the training jitter and the mountain coins' radius. (``GridFit.cell_size_px``
-    takes both axes; the two differ by a tilt's foreshortening, and the coin features were fitted with this.)
+    """Median cell side along the rows of a 12 × 12 crossing grid, in its pixels: the unit ``u`` of
+    the benchmark's grid errors, the training jitter and the mountain coins' radius.
+    (``GridFit.cell_size_px`` takes both axes; the two differ by a tilt's foreshortening, and the
+    coin features were fitted with this.)
 
     >>> cell_side_px(np.stack(np.meshgrid(np.arange(12.0) * 40, np.arange(12.0) * 30), axis=-1))
     40.0
@@ -68,7 +69,8 @@ def cell_side_px(intersections: np.ndarray) -> float:
 
 
 def area_corners(intersections: np.ndarray) -> np.ndarray:
-    """TL, TR, BR, BL corners of the cell area: the outer crossings of (12, 12, 2) ``intersections``."""
+    """TL, TR, BR, BL corners of the cell area: the outer crossings of (12, 12, 2)
+    ``intersections``."""
     p = intersections
     return np.array([p[0, 0], p[0, -1], p[-1, -1], p[-1, 0]], dtype=np.float64)
 
@@ -107,7 +109,8 @@ class DegenerateFit(ValueError):
     drops the candidate and moves on (never an answer to the user)."""
 
 
-#: a homography whose condition number passes this maps a plane onto (nearly) a line: not a view of a sheet
+#: a homography whose condition number passes this maps
+#: a plane onto (nearly) a line: not a view of a sheet
 MAX_HOMOGRAPHY_CONDITION = 1e12
 
 
@@ -139,7 +142,8 @@ def line_image(bgr: np.ndarray) -> np.ndarray:
 
 
 def black_hat(gray: np.ndarray, width_px: int) -> np.ndarray:
-    """Thin dark structures (narrower than ``width_px``) as positive values; wide dark areas cancel."""
+    """Thin dark structures (narrower than ``width_px``)
+    as positive values; wide dark areas cancel."""
     k = max(3, int(width_px) | 1)
     kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))
     return cv2.morphologyEx(gray, cv2.MORPH_BLACKHAT, kernel)
@@ -147,7 +151,8 @@ def black_hat(gray: np.ndarray, width_px: int) -> np.ndarray:
 
 def warp_canonical(image: np.ndarray, homography: np.ndarray, px: int, x0: float, y0: float,
                    x1: float, y1: float) -> np.ndarray:
-    """The canonical region [x0, x1] × [y0, y1] (u) at ``px`` pixels per u, via a u → photo homography."""
+    """The canonical region [x0, x1] × [y0, y1] (u) at
+    ``px`` pixels per u, via a u → photo homography."""
     scale = np.array([[1.0 / px, 0, x0 + 0.5 / px], [0, 1.0 / px, y0 + 0.5 / px], [0, 0, 1]])
     m = homography @ scale  # canonical pixel → photo pixel
     size = (int(round((x1 - x0) * px)), int(round((y1 - y0) * px)))
@@ -160,8 +165,9 @@ def cell_area_maps(intersections: np.ndarray, px: int = PX) -> tuple[np.ndarray,
 
     Bilinear between the crossings, one axis at a time: each of the 12 crossing columns is first
     interpolated down the rows, then each output row across them (the same values as interpolating
-    every pixel from its four crossings, at a third of the time; the grid search calls this ~100 times,
-    and no BLAS product is used, which slows to a crawl when its threads share a busy machine).
+    every pixel from its four crossings, at a third of the time; the grid search calls this ~100
+    times, and no BLAS product is used, which slows to a crawl when its threads share a busy
+    machine).
     """
     n = GRID * px
     u = (np.arange(n, dtype=np.float64) + 0.5) / px
@@ -177,7 +183,8 @@ def cell_area_maps(intersections: np.ndarray, px: int = PX) -> tuple[np.ndarray,
 
 
 def rectify_cell_area(image: np.ndarray, intersections: np.ndarray, px: int = PX) -> np.ndarray:
-    """The 11 × 11 cell area of ``image`` (any channels) at ``px`` per unit, following the crossings."""
+    """The 11 × 11 cell area of ``image`` (any channels)
+    at ``px`` per unit, following the crossings."""
     mx, my = cell_area_maps(intersections, px)
     return cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 

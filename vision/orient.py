@@ -7,8 +7,9 @@ turns × 2 sides — is scored by how cleanly its five mountain cells are the da
 other cell.
 Side A's mountains (and ruins) are symmetric under a half turn, so the coin track decides
 between a turn and its opposite: below the grid of the upright sheet, 14 coins repeat every
-0.712 u (:func:`coin_track_periodicity`). The same score, recomputed with the layout slid by one cell in each of the 8 directions, is the
-explicit guard against a one-cell shift: mountains must land on exactly their own cells.
+0.712 u (:func:`coin_track_periodicity`). The same score, recomputed with the layout slid by one
+cell in each of the 8 directions, is the explicit guard against a one-cell shift: mountains must
+land on exactly their own cells.
 
 A second cue, for glare or a washed-out print where the mountains are no longer "dark": the
 printed mountain glyph itself (two white peaks pointing up, a small coin top right) is matched in
@@ -17,8 +18,9 @@ a half turn, so it also tells side A's turn from its opposite. Where the glyph a
 unambiguous (:func:`glyph_sure`: three of the five mountain cells show it clearly, and the chosen
 layout beats every other side, turn and one-cell shift of itself), washed-out darkness is no
 reason to doubt the side, turn or shift (:attr:`Orientation.in_doubt`). Where the glyph shows some
-layout clearly one cell off instead (:func:`glyph_shift`: the grid was placed a cell off, under glare
-a lattice the darkness cannot check), that layout's side and turn are taken and the reading is in doubt.
+layout clearly one cell off instead (:func:`glyph_shift`: the grid was placed a cell off, under
+glare a lattice the darkness cannot check), that layout's side and turn are taken and the reading is
+in doubt.
 """
 
 from __future__ import annotations
@@ -36,23 +38,26 @@ BROWN_TOLERANCE = 8  # red channel may trail the larger of green/blue by this mu
 DARK_RATIO = 0.5  # a pixel is "mountain dark" when its brightest channel is below this share of the paper's
 MIN_SEPARATION = 0.12  # below this the orientation is a guess: warn
 COIN_WEIGHT = 0.5  # weight of the coin track's periodicity in a hypothesis's score
-GLYPH_WEIGHT = 1.0  # weight of the mountain glyph match (mean of the best three of five) in a hypothesis's score
+# weight of the mountain glyph match (mean of the best three of five) in a hypothesis's score
+GLYPH_WEIGHT = 1.0
 GLYPH_SIZE = 8  # the glyph is compared at 8 × 8 samples per cell
-#: the chosen layout's third-best mountain cell must correlate this well with the glyph: no other cell
-#: of 785 dev and glare/finger/second-sheet photos reached 0.65, while the true layout's third-best
-#: mountain cell reached 0.72 on 99 % of them — and a wrong side, turn or one-cell shift puts at most
-#: two of its five "mountains" on printed ones, so its third-best cell is never a mountain
+#: the chosen layout's third-best mountain cell must correlate this well with the glyph: no other
+#: cell of 785 dev and glare/finger/second-sheet photos reached 0.65, while the true layout's
+#: third-best mountain cell reached 0.72 on 99 % of them — and a wrong side, turn or one-cell shift
+#: puts at most two of its five "mountains" on printed ones, so its third-best cell is never a
+#: mountain
 GLYPH_SURE_CELL = 0.75
 #: ... and its glyph score (mean of the best three) must beat every other side and turn, and every
 #: one-cell shift of itself, by this much (true layouts: 0.25 or more on the dev photos; the grids
 #: a cell or more off there: 0.19 at most against a shift)
 GLYPH_SURE_MARGIN = 0.3
-#: a one-cell-shifted layout's glyph score beating every unshifted one by this much means the grid is a
-#: cell off: on 1 013 photos with the grid right the best shifted layout beat them by 0.11 at most, on
-#: the 9 with a one-cell shift by 0.24–0.55 (8 of 9, each with the true side and turn)
+#: a one-cell-shifted layout's glyph score beating every unshifted one by this much means the grid
+#: is a cell off: on 1 013 photos with the grid right the best shifted layout beat them by 0.11 at
+#: most, on the 9 with a one-cell shift by 0.24–0.55 (8 of 9, each with the true side and turn)
 GLYPH_SHIFT_MARGIN = 0.2
 #: an upright mountain cell's brightest channel at 8 × 8, normalised (mean 0, sd 1): the median of
-#: 925 mountain cells of dev photos 507000xx–507001xx (white peaks in the middle, the coin top right)
+#: 925 mountain cells of dev photos 507000xx–507001xx (white peaks in the middle, the coin top
+#: right)
 MOUNTAIN_GLYPH = np.array([
     [-0.72, -0.70, -0.70, -0.71, -0.70, -0.56,  0.06, -0.62],
     [-0.71, -0.70, -0.69, -0.70, -0.59,  1.28,  2.04,  0.06],
@@ -67,7 +72,8 @@ MOUNTAIN_GLYPH = np.array([
 
 @dataclass(frozen=True)
 class Orientation:
-    """The decided hypothesis: turn the found grid ``quarter_turns`` × 90° (np.rot90) to be upright."""
+    """The decided hypothesis: turn the found grid
+    ``quarter_turns`` × 90° (np.rot90) to be upright."""
 
     side: str
     quarter_turns: int
@@ -77,7 +83,8 @@ class Orientation:
     upside_down_doubt: bool = False  # side A only: the coin track below the grid barely tells the half turn
     glyph_sure: bool = False  # the printed glyph alone settles side, turn and shift (:func:`glyph_sure`)
     glyph_shift: tuple[int, int] | None = None  # (rows, columns) the glyph shows the layout off by (:func:`glyph_shift`)
-    likeness_sure: bool = False  # the five mountains' likeness alone settles side, turn and shift (:func:`likeness_sure`)
+    # the five mountains' likeness alone settles side, turn and shift (:func:`likeness_sure`)
+    likeness_sure: bool = False
 
     @property
     def mountains_unclear(self) -> bool:
@@ -86,8 +93,8 @@ class Orientation:
 
     @property
     def may_be_shifted(self) -> bool:
-        """A one-cell shift fits the mountains' darkness as well, and the glyph does not rule it out —
-        or the glyph shows the layout a cell off."""
+        """A one-cell shift fits the mountains' darkness as well, and the glyph does not rule it out
+        — or the glyph shows the layout a cell off."""
         return (self.shift_margin <= 0 and not self.glyph_sure and not self.likeness_sure) or self.glyph_shift is not None
 
     @property
@@ -103,7 +110,8 @@ def mountain_darkness(cells_bgr: np.ndarray, px: int) -> np.ndarray:
     c = cells_bgr.astype(np.int16)
     gray = c.max(axis=2).astype(np.float32)
     paper = np.repeat(np.repeat(_local_paper(gray, px), px, axis=0), px, axis=1)
-    # the printed brown is red-dominant (or grey on a photocopy); dark green, blue or purple marker is not
+    # the printed brown is red-dominant (or grey on a
+    # photocopy); dark green, blue or purple marker is not
     brownish = c[..., 2] >= np.maximum(c[..., 0], c[..., 1]) - BROWN_TOLERANCE
     dark = (gray < DARK_RATIO * paper) & brownish
     inset = max(1, px // 6)
@@ -111,16 +119,18 @@ def mountain_darkness(cells_bgr: np.ndarray, px: int) -> np.ndarray:
     return blocks.mean(axis=(1, 3))
 
 
-#: a cell pixel is "ink" when its brightest channel is below this share of the paper around it (any hue)
+#: a cell pixel is "ink" when its brightest channel is
+#: below this share of the paper around it (any hue)
 INK_RATIO = 0.75
-#: every side-and-turn layout's second-weakest mountain cell holding less ink than this: no mountain is
-#: printed there (a bare lattice: 0.0; every sheet of the samples, printed in any way: 0.2 or more)
+#: every side-and-turn layout's second-weakest mountain cell holding less ink than this: no mountain
+#: is printed there (a bare lattice: 0.0; every sheet of the samples, printed in any way: 0.2 or
+#: more)
 MIN_MOUNTAIN_INK = 0.02
 
 
 def cell_ink(cells_bgr: np.ndarray, px: int) -> np.ndarray:
-    """(11, 11) fraction of each cell's inner pixels darker than :data:`INK_RATIO` × the paper around
-    it, in any colour: printed art and pencil alike."""
+    """(11, 11) fraction of each cell's inner pixels darker than :data:`INK_RATIO` × the paper
+    around it, in any colour: printed art and pencil alike."""
     gray = cells_bgr.max(axis=2).astype(np.float32)
     paper = np.repeat(np.repeat(_local_paper(gray, px), px, axis=0), px, axis=1)
     inset = max(1, px // 6)
@@ -148,21 +158,22 @@ def mountains_missing(cells_bgr: np.ndarray, px: int) -> bool:
 
 #: every cell compared at this many samples a side, inside a sixth of the cell from its lines
 LIKENESS_SIZE = 10
-#: a tile whose grey levels spread less than this (standard deviation) counts as bare paper: the faint
-#: edge of the cell lines, the same in every cell, would otherwise make all bare cells look alike
+#: a tile whose grey levels spread less than this (standard deviation) counts as bare paper: the
+#: faint edge of the cell lines, the same in every cell, would otherwise make all bare cells look
+#: alike
 LIKENESS_MIN_CONTRAST = 6.0
 #: weight of the five mountains' likeness (median pairwise correlation) in a hypothesis's score
 LIKENESS_WEIGHT = 1.5
-#: the chosen layout's likeness beating every other side and turn, and every one-cell shift of itself, by this
-#: much settles it: on our photos and on photos of two other printings the true layout won by 0.33 or more
-#: (by 0.05 or less where it was not the true one)
+#: the chosen layout's likeness beating every other side and turn, and every one-cell shift of
+#: itself, by this much settles it: on our photos and on photos of two other printings the true
+#: layout won by 0.33 or more (by 0.05 or less where it was not the true one)
 LIKENESS_SURE_MARGIN = 0.25
 
 
 def likeness_tiles(cells_bgr: np.ndarray, px: int) -> np.ndarray:
-    """(11, 11, n, n) every cell's grey level inside its lines at :data:`LIKENESS_SIZE`, each scaled to
-    mean 0 and norm 1 (less for a bare cell, :data:`LIKENESS_MIN_CONTRAST`), so a dot product of two
-    tiles is their correlation."""
+    """(11, 11, n, n) every cell's grey level inside its lines at :data:`LIKENESS_SIZE`, each scaled
+    to mean 0 and norm 1 (less for a bare cell, :data:`LIKENESS_MIN_CONTRAST`), so a dot product of
+    two tiles is their correlation."""
     gray = cells_bgr.astype(np.float32).mean(axis=2)
     inset = max(1, px // 6)
     f = max(1, (px - 2 * inset) // LIKENESS_SIZE)  # block means of f × f pixels
@@ -186,7 +197,8 @@ def mountain_likeness(tiles: np.ndarray, mountains) -> float:
     >>> for r, c in SIDES["B"].mountains:
     ...     cells[r * 12:(r + 1) * 12, c * 12:(c + 1) * 12] = glyph
     >>> tiles = likeness_tiles(cells, 12)
-    >>> round(mountain_likeness(tiles, SIDES["B"].mountains), 2), mountain_likeness(tiles, SIDES["A"].mountains) < 0.3
+    >>> likeness_b = mountain_likeness(tiles, SIDES["B"].mountains)
+    >>> round(likeness_b, 2), mountain_likeness(tiles, SIDES["A"].mountains) < 0.3
     (1.0, True)
     """
     vectors = [tiles[r, c].ravel() for r, c in mountains if 0 <= r < GRID and 0 <= c < GRID]
@@ -198,20 +210,22 @@ def mountain_likeness(tiles: np.ndarray, mountains) -> float:
 
 
 def likeness_by_turn(cells_bgr: np.ndarray, px: int) -> list[np.ndarray]:
-    """``[k]``: the :func:`likeness_tiles` of the cell area turned ``k`` quarter turns (cells and tiles)."""
+    """``[k]``: the :func:`likeness_tiles` of the cell area
+    turned ``k`` quarter turns (cells and tiles)."""
     tiles = likeness_tiles(cells_bgr, px)
     return [np.rot90(np.rot90(tiles, k, axes=(0, 1)), k, axes=(2, 3)) for k in range(4)]
 
 
 def likeness_sure(turned: list[np.ndarray], side: str, quarter_turns: int) -> bool:
-    """Does the mountains' likeness alone settle (``side``, ``quarter_turns``) and rule out a one-cell
-    shift? Its likeness beats every other side and turn (side A's own half turn aside: the same layout)
-    and each of its 8 one-cell shifts by :data:`LIKENESS_SURE_MARGIN`."""
+    """Does the mountains' likeness alone settle (``side``, ``quarter_turns``) and rule out a
+    one-cell shift? Its likeness beats every other side and turn (side A's own half turn aside: the
+    same layout) and each of its 8 one-cell shifts by :data:`LIKENESS_SURE_MARGIN`."""
     return likeness_margin(turned, side, quarter_turns) >= LIKENESS_SURE_MARGIN
 
 
 def likeness_margin(turned: list[np.ndarray], side: str, quarter_turns: int) -> float:
-    """The likeness of (``side``, ``quarter_turns``) minus the best rival's (see :func:`likeness_sure`)."""
+    """The likeness of (``side``, ``quarter_turns``) minus the best rival's (see
+    :func:`likeness_sure`)."""
     mountains = SIDES[side].mountains
     own = mountain_likeness(turned[quarter_turns], mountains)
     same = {(side, quarter_turns)} | ({("A", (quarter_turns + 2) % 4)} if side == "A" else set())
@@ -230,7 +244,8 @@ def best_likeness_margin(cells_bgr: np.ndarray, px: int) -> float:
 
 
 def glyph_tiles(cells_bgr: np.ndarray, px: int) -> np.ndarray:
-    """(11, 11, 8, 8) every cell's brightest channel at :data:`GLYPH_SIZE` samples, normalised per cell."""
+    """(11, 11, 8, 8) every cell's brightest channel at
+    :data:`GLYPH_SIZE` samples, normalised per cell."""
     gray = cells_bgr.max(axis=2).astype(np.float32)
     small = cv2.resize(gray, (GRID * GLYPH_SIZE, GRID * GLYPH_SIZE), interpolation=cv2.INTER_AREA)
     tiles = small.reshape(GRID, GLYPH_SIZE, GRID, GLYPH_SIZE).transpose(0, 2, 1, 3)
@@ -244,7 +259,8 @@ def glyph_correlations(cells_bgr: np.ndarray, px: int) -> list[np.ndarray]:
     cell area is turned ``k`` quarter turns. Turning the area turns each cell too: a half turn puts
     the peaks down."""
     tiles = glyph_tiles(cells_bgr, px)
-    # rot90 of the whole area by k == cells moved by rot90 of the (11, 11) index grid and each tile turned
+    # rot90 of the whole area by k == cells moved by rot90
+    # of the (11, 11) index grid and each tile turned
     return [(np.rot90(np.rot90(tiles, k, axes=(0, 1)), k, axes=(2, 3)) * MOUNTAIN_GLYPH).mean(axis=(2, 3))
             for k in range(4)]
 
@@ -254,7 +270,8 @@ ONE_CELL_SHIFTS: tuple[tuple[int, int], ...] = tuple((dr, dc) for dr in (-1, 0, 
 
 
 def _shifted(cells: frozenset, rows: int, cols: int) -> frozenset:
-    """``cells`` moved ``rows`` down and ``cols`` right (one-cell shifts of a layout's mountains)."""
+    """``cells`` moved ``rows`` down and ``cols`` right
+    (one-cell shifts of a layout's mountains)."""
     return frozenset((r + rows, c + cols) for r, c in cells)
 
 
@@ -264,7 +281,8 @@ def _mountain_cells(ncc: np.ndarray, mountains) -> list[float]:
 
 
 def _glyph_score(ncc: np.ndarray, mountains) -> float:
-    """Mean of the three best of the five: two mountains hidden by glare or a finger do not decide."""
+    """Mean of the three best of the five: two mountains
+    hidden by glare or a finger do not decide."""
     return float(np.mean(_mountain_cells(ncc, mountains)[2:]))
 
 
@@ -280,7 +298,8 @@ def glyph_sure(ncc: list[np.ndarray], side: str, quarter_turns: int) -> bool:
     """Does the glyph alone settle (``side``, ``quarter_turns``) and rule out a one-cell shift?
 
     Three of its five mountain cells show the glyph clearly (:data:`GLYPH_SURE_CELL`) and its glyph
-    score beats every other side and turn and each of its 8 one-cell shifts by :data:`GLYPH_SURE_MARGIN`.
+    score beats every other side and turn and each of its 8 one-cell shifts by
+    :data:`GLYPH_SURE_MARGIN`.
     """
     upright = ncc[quarter_turns]
     mountains = SIDES[side].mountains
@@ -323,7 +342,8 @@ def best_separation(dark: np.ndarray) -> float:
 
 
 def shift_margin(dark_upright: np.ndarray, side: str) -> float:
-    """Separation of the true layout minus the best of its 8 one-cell shifts (> 0 means no shift)."""
+    """Separation of the true layout minus the best of
+    its 8 one-cell shifts (> 0 means no shift)."""
     layout = SIDES[side]
     base = _separation(dark_upright, layout.mountains, layout.wasteland)
     return base - max(_separation(dark_upright, _shifted(layout.mountains, dr, dc), frozenset())
@@ -354,22 +374,24 @@ def _bottom_homography(fit: GridFit, rows: int = 5) -> np.ndarray:
     return fit.homography if hom is None else hom
 
 
-#: side A's half turn is told by the coin track below the grid: its periodicity (× this) plus how well
-#: the printed track's rims match (vision.coins.track_match). On our photos and on photos of two other
-#: printings the right turn beat the other by 0.02 or more every time; the printed mountain glyph,
-#: drawn differently by every printing, has no say here (it chose the wrong turn on another printing)
+#: side A's half turn is told by the coin track below the grid: its periodicity (× this) plus how
+#: well the printed track's rims match (vision.coins.track_match). On our photos and on photos of
+#: two other printings the right turn beat the other by 0.02 or more every time; the printed
+#: mountain glyph, drawn differently by every printing, has no say here (it chose the wrong turn on
+#: another printing)
 HALF_TURN_COIN_WEIGHT = 0.5
 HALF_TURN_DOUBT = 0.015  # a closer call than this: the sheet may be upside down
 
 
 def half_turn(orientation: Orientation, coin_evidence: list[float], track: dict[int, float]) -> Orientation:
-    """Side A's turn between ``quarter_turns`` and its opposite, decided by the coin track below the grid.
+    """Side A's turn between ``quarter_turns`` and its opposite, decided by the coin track below the
+    grid.
 
     ``coin_evidence[k]``: :func:`coin_track_periodicity` of the grid turned ``k`` quarter turns;
     ``track[k]``: the printed track's match below it, for the two turns in question. Side A's layout
     is the same after a half turn, so the separation and shift checks carry over; a glyph that was
-    sure of the other turn is not sure of this one. A call closer than :data:`HALF_TURN_DOUBT` keeps the
-    turn the layout chose and flags the reading.
+    sure of the other turn is not sure of this one. A call closer than :data:`HALF_TURN_DOUBT` keeps
+    the turn the layout chose and flags the reading.
 
     >>> o = Orientation("A", 1, 0.5, 0.01, 0.3)
     >>> half_turn(o, [0.0, 0.1, 0.0, 0.7], {1: 0.2, 3: 0.6}).quarter_turns
@@ -408,7 +430,8 @@ def decide_orientation(dark: np.ndarray, side: str | None = None,
     ``cells``: the found cell area (``dark``'s source, 11 × 11 cells): adds each hypothesis's
     :func:`mountain_glyph_match`, which decides where glare has washed the mountains' darkness out,
     and tells whether the glyph alone settles the decision (:attr:`Orientation.glyph_sure`) or shows
-    the layout a cell off (:func:`glyph_shift`: its side and turn are taken, ``margin`` may be negative).
+    the layout a cell off (:func:`glyph_shift`: its side and turn are taken, ``margin`` may be
+    negative).
     """
     ncc = None if cells is None else glyph_correlations(cells, cells.shape[0] // GRID)
     turned = None if cells is None else likeness_by_turn(cells, cells.shape[0] // GRID)

@@ -76,8 +76,9 @@ UNCOUNTED_COIN_COLOUR = (70, 70, 70)  # dark grey: a coin it does not
 
 
 def _draw_coins(out: np.ndarray, reading, scale: float, cell_px: float, thick: int) -> None:
-    """A ring round each printed coin where the reader looked: green and thick for the coins it counted,
-    grey for the rest, orange where the coin's own filled probability disagrees with the count."""
+    """A ring round each printed coin where the reader looked: green and thick for the coins it
+    counted, grey for the rest, orange where the coin's own filled probability disagrees with the
+    count."""
     radius = max(3, int(round(GEOMETRY.coin_radius * 1.4 * cell_px)))
     for i, centre in enumerate(np.asarray(reading.coin_centres, dtype=np.float64).reshape(-1, 2) * scale):
         counted = i < reading.coins
@@ -89,7 +90,8 @@ def _draw_coins(out: np.ndarray, reading, scale: float, cell_px: float, thick: i
 
 
 def _draw_banner(out: np.ndarray, text: str) -> None:
-    """``text`` on a white box in the photo's top-left corner, sized to the photo (not over the coin track)."""
+    """``text`` on a white box in the photo's top-left corner,
+    sized to the photo (not over the coin track)."""
     font = cv2.FONT_HERSHEY_SIMPLEX
     size = max(0.5, out.shape[1] / 1600)
     weight = max(1, int(round(size * 1.6)))

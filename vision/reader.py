@@ -20,14 +20,38 @@ from scoring.sheet import Sheet
 from scoring.sides import SIDES, cell_name
 from scoring.terrain import Terrain
 from vision.classify import CELL_CLASSES, ReaderModel, default_model
-from vision.coins import (CoinReading, coin_centres_px, coin_reliability, coin_track_features, coin_track_mapping,
-                          count_from_probabilities, doubt_empty_track, most_coins, track_match)
+from vision.coins import (
+    CoinReading,
+    coin_centres_px,
+    coin_reliability,
+    coin_track_features,
+    coin_track_mapping,
+    count_from_probabilities,
+    doubt_empty_track,
+    most_coins,
+    track_match,
+)
 from vision.features import cell_features, paper_ring
-from vision.grid import DOUBT_U, PX, DegenerateFit, GridFit, fit_grid, line_image, sample_cells, shifted_fit
+from vision.grid import (
+    DOUBT_U,
+    PX,
+    DegenerateFit,
+    GridFit,
+    fit_grid,
+    line_image,
+    sample_cells,
+    shifted_fit,
+)
 from vision.layout import GRID
 from vision.load import LoadedPhoto, PhotoError, load_photo
-from vision.orient import (Orientation, coin_track_periodicity, decide_orientation, half_turn, mountain_darkness,
-                          mountains_missing)
+from vision.orient import (
+    Orientation,
+    coin_track_periodicity,
+    decide_orientation,
+    half_turn,
+    mountain_darkness,
+    mountains_missing,
+)
 
 MIN_CELL_PX = 14  # a cell narrower than this in the photo is too small to read reliably
 BLUR_SHARPNESS_MIN = 40.0  # Laplacian variance of the rectified cell area below this: blurred
@@ -63,7 +87,8 @@ class Reading:
         return self.sheet.coins
 
     def to_json(self) -> dict:
-        """The public reading JSON (docs/formats.md: side, cells, coins, plus confidence and warnings)."""
+        """The public reading JSON (docs/formats.md: side,
+        cells, coins, plus confidence and warnings)."""
         return {
             "side": self.side,
             "cells": [[t.value for t in row] for row in self.sheet.cells],
@@ -207,9 +232,9 @@ def cell_doubt(upright: GridFit, r: int, c: int) -> float:
 
 def _read_coins(image: np.ndarray, upright: GridFit, paper, side: str, model: ReaderModel,
                 drawn: int) -> tuple[CoinReading, np.ndarray]:
-    """Coin count from the coin classifier's per-coin probabilities (``side``: whose mountain coins are
-    the reference for an unmarked coin; ``drawn``: the sheet's drawn cells as read, which bound the count),
-    and the 14 coins' centres in ``image`` px (for the overlay)."""
+    """Coin count from the coin classifier's per-coin probabilities (``side``: whose mountain coins
+    are the reference for an unmarked coin; ``drawn``: the sheet's drawn cells as read, which bound
+    the count), and the 14 coins' centres in ``image`` px (for the overlay)."""
     to_photo = coin_track_mapping(image, upright)
     feats = coin_track_features(image, upright, paper, side, to_photo=to_photo)
     reading = count_from_probabilities(model.coin_probabilities(feats), coin_reliability(feats), most=most_coins(drawn))
@@ -227,7 +252,8 @@ def _warnings(loaded: LoadedPhoto, upright: GridFit, cells: np.ndarray, orientat
     out = []
     cell_px = upright.cell_size_px() * loaded.scale
     if cell_px < MIN_CELL_PX:
-        out.append(f"sheet too small in the frame: cells are {cell_px:.0f} px wide (want ≥ {MIN_CELL_PX}); move closer")
+        out.append(f"sheet too small in the frame: cells are {cell_px:.0f} px wide (want ≥ "
+                   f"{MIN_CELL_PX}); move closer")
     if _sharpness(cells) < BLUR_SHARPNESS_MIN:
         out.append("photo looks blurred: hold still or focus on the sheet")
     glare = _glare(cells)
@@ -244,14 +270,16 @@ def _warnings(loaded: LoadedPhoto, upright: GridFit, cells: np.ndarray, orientat
         out.append("this sheet looks unlike the sheets the reader was trained on (many cells are unsure): "
                    "cells are flagged more strictly")
     if misplaced:
-        out.append(f"the grid lines were hard to follow under {_cells(misplaced)} (a finger, a curl or faint "
+        out.append(f"the grid lines were hard to follow under {_cells(misplaced)} (a finger, a curl or "
+                   "faint "
                    "lines): they are among the cells to check")
     if low:
         names = [cell_name(c) for c in sorted(low)]
         more = f" and {len(names) - LISTED_CELLS} more" if len(names) > LISTED_CELLS else ""
         out.append(f"{_cells(len(low))} to check: {' '.join(names[:LISTED_CELLS])}{more}")
     if coins.confidence < 0.8:
-        out.append(f"coin count {coins.count} is uncertain ({coins.confidence:.0%} sure): count the filled coins "
+        out.append(f"coin count {coins.count} is uncertain ({coins.confidence:.0%} sure): count the "
+                   "filled coins "
                    "on the track")
     return out
 

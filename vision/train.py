@@ -36,8 +36,19 @@ from typing import NamedTuple
 import numpy as np
 
 from scoring.sheet import Sheet
-from vision.classify import (CELL_CLASSES, META_FILE, MODEL_FILE, ReaderModel, context_inputs, context_scale, full_proba,
-                             mix_context, save_model, second_round_inputs, sheet_side)
+from vision.classify import (
+    CELL_CLASSES,
+    META_FILE,
+    MODEL_FILE,
+    ReaderModel,
+    context_inputs,
+    context_scale,
+    full_proba,
+    mix_context,
+    save_model,
+    second_round_inputs,
+    sheet_side,
+)
 from vision.coins import coin_training_features
 from vision.features import CELL_FEATURE_NAMES, cell_features, paper_ring
 from vision.grid import PX, GridFit, cell_side_px, homography_from_intersections, sample_cells
@@ -61,23 +72,24 @@ class TrainConfig:
     photos: int = 2600  # the most that fit the time budget; accuracy still grows with each doubling
     holdout_style_family: str = "marker"  # kept out, so the benchmark measures an unseen marking style
     holdout_background_family: str = "cloth"  # and an unseen table
-    # Printed-art families (vision.synth.art): this share of the photos shows a family other than our look-alike,
-    # drawn uniformly among those not held out. 0 as shipped: a full run at 0.5 read other printings' cells
-    # better but the publisher's printer-friendly coins far worse (docs/reader.md, "Other printings")
+    # Printed-art families (vision.synth.art): this share of the photos shows a family other than
+    # our look-alike, drawn uniformly among those not held out. 0 as shipped: a full run at 0.5 read
+    # other printings' cells better but the publisher's printer-friendly coins far worse
+    # (docs/reader.md, "Other printings")
     art_share: float = 0.0
     holdout_art_family: str = "woodcut"  # kept out, so the benchmark measures an unseen printing
     max_megapixels: float = 2.5  # features are taken on the rectified sheet; bigger photos add time only
-    # Photos given a lamp's glare. Off: glare comes with the held-out marker family only, and training on it
-    # read glare cells better but whole sheets worse on the benchmark
+    # Photos given a lamp's glare. Off: glare comes with the held-out marker family only, and
+    # training on it read glare cells better but whole sheets worse on the benchmark
     glare_share: float = 0.0
-    # Photos of each drawn sheet (later ones are retakes under new light). 1: a second take cost 1.8 × the
-    # network time for a small gain
+    # Photos of each drawn sheet (later ones are retakes under new light). 1: a second take cost 1.8
+    # × the network time for a small gain
     takes: int = 1
     validation_share: float = 0.15  # photos kept aside to calibrate the flag threshold and report figures
     max_iter: int = 300  # coin boosting
     context_max_iter: int = 150  # sheet-context boosting (more iterations read no better and doubled the file)
-    # 2: a second context round reading the first round's neighbours; no gain beyond random-start spread
-    # for a 25 % bigger file
+    # 2: a second context round reading the first round's neighbours; no gain beyond random-start
+    # spread for a 25 % bigger file
     context_rounds: int = 1
     nearby_paper: bool = True  # the context stage compares each cell with the empty paper around it
     sheet_look: bool = True  # and reads the sheet's own look (the spread of its cells' colours)
@@ -86,9 +98,10 @@ class TrainConfig:
     hidden_layers: tuple[int, ...] = (512, 256)  # wider layers read barely better for twice the file and time
     alpha: float = 1e-3
     epochs: int = 40  # fixed: the rows of one photo are alike, so a random early-stopping split would leak
-    networks: int = 4  # shape networks, alternating between the two halves of the photos, each its own random start
-    # Trees beside the networks (fit_trees; 0: none), one per half, read by the context stage: they err on
-    # other cells than the networks, and the context stage learns when to believe which
+    # shape networks, alternating between the two halves of the photos, each its own random start
+    networks: int = 4
+    # Trees beside the networks (fit_trees; 0: none), one per half, read by the context stage: they
+    # err on other cells than the networks, and the context stage learns when to believe which
     tree_iterations: int = 200
     tree_leaves: int = 31
     tree_learning_rate: float = 0.1
@@ -165,7 +178,8 @@ class PhotoJob(NamedTuple):
     background: str
     megapixels: float
     glare: float
-    takes: int = 1  # photos of the one drawn sheet (vision.synth.photo.retake); validation photos use the first
+    # photos of the one drawn sheet (vision.synth.photo.retake); validation photos use the first
+    takes: int = 1
     art: str = "lookalike"  # the printed-art family (vision.synth.art)
 
 
@@ -173,7 +187,8 @@ def photo_samples(args: tuple[PhotoJob, bool]) -> dict:
     """Generate one training photo; return its cells' features and labels and its coin features,
     plus those of the coin strip under other light (``Xc_relit``, fitted on; validation uses ``Xc``
     only). Cell copies: the true grid's, then the jittered grid's (``validation`` False) or the
-    found grid's when the pipeline placed it right (``validation`` True; ``status`` "found" then)."""
+    found grid's when the pipeline placed it right (``validation`` True; ``status`` "found"
+    then)."""
     import cv2
 
     cv2.setNumThreads(1)
@@ -195,7 +210,8 @@ def photo_samples(args: tuple[PhotoJob, bool]) -> dict:
 
 
 def _photo_samples(photo, validation: bool, take: int = 0) -> dict:
-    """:func:`photo_samples` of one photo (``take``: which retake of its drawing, for the jitter's draws)."""
+    """:func:`photo_samples` of one photo (``take``: which
+    retake of its drawing, for the jitter's draws)."""
     truth = photo.truth
     photo_seed = truth["seed"]
     sheet = truth_sheet(truth)
@@ -223,14 +239,15 @@ def _photo_samples(photo, validation: bool, take: int = 0) -> dict:
 
 
 def _take_rng(photo_seed: int, take: int, *stream: int) -> np.random.Generator:
-    """The draws of one of a photo's streams; a retake (``take`` ≥ 1) gets its own, the first take the
-    photo's as before retakes existed."""
+    """The draws of one of a photo's streams; a retake (``take`` ≥ 1) gets its own, the first take
+    the photo's as before retakes existed."""
     return np.random.default_rng([photo_seed, *stream] + [take] * (take > 0))
 
 
 def _samples(photo_seed: int, status: str, copies: list, loaded, coin_fit: GridFit, paper, truth: dict,
              sheet: Sheet, take: int = 0) -> dict:
-    """One photo's training record: its cell copies and its coin features (see :func:`photo_samples`)."""
+    """One photo's training record: its cell copies and its coin features (see
+    :func:`photo_samples`)."""
     coin_feats, relit = coin_training_features(loaded.image, coin_fit, paper, sheet.side,
                                                _take_rng(photo_seed, take))
     coin_labels = (np.arange(len(coin_feats)) < int(truth.get("coins", sheet.coins))).astype(int)
@@ -239,8 +256,9 @@ def _samples(photo_seed: int, status: str, copies: list, loaded, coin_fit: GridF
 
 
 def single_thread():
-    """A context with OpenMP limited to one thread: OpenMP barriers crawl on a shared, oversubscribed
-    2-core machine, and a hundred-row prediction costs ~1 ms per tree in thread start-up otherwise.
+    """A context with OpenMP limited to one thread: OpenMP barriers crawl on a shared,
+    oversubscribed 2-core machine, and a hundred-row prediction costs ~1 ms per tree in thread
+    start-up otherwise.
 
     threadpoolctl limits only the libraries already loaded, so scikit-learn's OpenMP runtime is
     loaded first: in a fresh worker process that has not fitted anything yet, the tree models' fit
@@ -255,8 +273,8 @@ def single_thread():
 
 def _fit(X: np.ndarray, y: np.ndarray, cfg: TrainConfig, max_leaf_nodes: int | None = None, max_iter: int | None = None,
          learning_rate: float | None = None, early_stopping: bool = True):
-    """A HistGradientBoostingClassifier with the configured size (the coin model, the sheet-context stage,
-    the cell trees)."""
+    """A HistGradientBoostingClassifier with the configured size (the coin model, the sheet-context
+    stage, the cell trees)."""
     from sklearn.ensemble import HistGradientBoostingClassifier
 
     return HistGradientBoostingClassifier(max_iter=max_iter or cfg.max_iter, learning_rate=learning_rate or cfg.learning_rate,
@@ -297,7 +315,8 @@ def _half_networks(job: tuple[np.ndarray, np.ndarray, TrainConfig, list[int]]) -
 
 
 def half_rows(photos: list[dict], h: int) -> tuple[np.ndarray, np.ndarray]:
-    """The cell features (float32) and labels of every copy of the photos of half ``h`` (seed % 2)."""
+    """The cell features (float32) and labels of every
+    copy of the photos of half ``h`` (seed % 2)."""
     half = [x for p in photos if p["seed"] % 2 == h for x in p["copies"]]
     return np.concatenate([x for x, _ in half]).astype(np.float32), np.concatenate([y for _, y in half])
 
@@ -315,7 +334,8 @@ def fit_cells(photos: list[dict], cfg: TrainConfig, log=print) -> list:
         for fitted in pool.imap_unordered(_half_networks, jobs):
             for k, net, seconds in fitted:
                 nets[k] = net
-                log(f"  shape network {k + 1}/{cfg.networks}: {net[-1].n_iter_} epochs, {seconds:.0f} s")
+                log(f"  shape network {k + 1}/{cfg.networks}: {net[-1].n_iter_} epochs, "
+                    f"{seconds:.0f} s")
     return nets
 
 
@@ -330,10 +350,11 @@ def _half_tree(job: tuple[np.ndarray, np.ndarray, TrainConfig, int]) -> tuple[in
 
 
 def fit_trees(photos: list[dict], cfg: TrainConfig, log=print) -> list:
-    """Tree models beside the networks: tree model h is a HistGradientBoostingClassifier over the cell
-    features of half h of the photos (split by seed, as :func:`fit_cells`), each half in its own process.
-    They read cells less well than the networks (1 905 wrong cells on 1 368 photos, the networks 1 285)
-    but on other cells, which the context stage uses. [] when ``cfg.tree_iterations`` is 0."""
+    """Tree models beside the networks: tree model h is a HistGradientBoostingClassifier over the
+    cell features of half h of the photos (split by seed, as :func:`fit_cells`), each half in its
+    own process. They read cells less well than the networks (1 905 wrong cells on 1 368 photos, the
+    networks 1 285) but on other cells, which the context stage uses. [] when
+    ``cfg.tree_iterations`` is 0."""
     if cfg.tree_iterations <= 0:
         return []
     jobs = [(*half_rows(photos, h), cfg, h) for h in (0, 1)]
@@ -348,11 +369,12 @@ def fit_trees(photos: list[dict], cfg: TrainConfig, log=print) -> list:
 def fit_context(photos: list[dict], nets: list, cfg: TrainConfig, log=print,
                 trees: list = ()) -> tuple[object | None, np.ndarray | None, list]:
     """The sheet-context stage (vision.classify.context_inputs), its colour scale and, with
-    ``cfg.context_rounds`` = 2, its first round: all fitted on what the networks (and the trees, when
-    given: one per half) say about photos they were not fitted on (each half's photos read by the
-    other half's networks and trees), so it learns how far to trust them on unfamiliar sheets. The
-    first round is fitted on each half apart, and the second round reads each half through the other
-    half's first round, for the same reason. (None, None, []) without two halves of networks."""
+    ``cfg.context_rounds`` = 2, its first round: all fitted on what the networks (and the trees,
+    when given: one per half) say about photos they were not fitted on (each half's photos read by
+    the other half's networks and trees), so it learns how far to trust them on unfamiliar sheets.
+    The first round is fitted on each half apart, and the second round reads each half through the
+    other half's first round, for the same reason. (None, None, []) without two halves of
+    networks."""
     if len(nets) < 2:
         return None, None, []
     sheets = [(p["seed"] % 2, x, y) for p in photos for x, y in p["copies"]]
@@ -369,7 +391,8 @@ def fit_context(photos: list[dict], nets: list, cfg: TrainConfig, log=print,
     if cfg.context_rounds == 2:
         first = [fit(np.concatenate([r for (h, _, _), r in zip(sheets, rows) if h == half]),
                      np.concatenate([y for h, _, y in sheets if h == half])) for half in (0, 1)]
-        log(f"  sheet context, first round: {[c.n_iter_ for c in first]} iterations, {time.time() - t0:.0f} s")
+        log(f"  sheet context, first round: {[c.n_iter_ for c in first]} iterations, "
+            f"{time.time() - t0:.0f} s")
         rows = [second_round_inputs(r, mix_context(p, full_proba(first[1 - h], r)), sheet_side(x))
                 for (h, x, _), r, p in zip(sheets, rows, networks)]
     context = fit(np.concatenate(rows), labels)
@@ -388,9 +411,8 @@ def low_confidence_threshold(confidence: np.ndarray, correct: np.ndarray, share:
 def training_jobs(cfg: TrainConfig) -> list[PhotoJob]:
     """Every training photo: styles and backgrounds outside the held-out families, each drawn
     uniformly; ``cfg.glare_share`` of them with glare (drawn apart, so the rest does not change)."""
-    from vision.synth.photo import GLARE_RANGE  # the generator's own glare strengths
-
     from vision.synth.art import ART_FAMILIES
+    from vision.synth.photo import GLARE_RANGE  # the generator's own glare strengths
 
     rng, glare_rng = np.random.default_rng(cfg.seed), np.random.default_rng([cfg.seed, 1])
     art_rng = np.random.default_rng([cfg.seed, 2])
@@ -408,11 +430,13 @@ def training_jobs(cfg: TrainConfig) -> list[PhotoJob]:
 
 
 def train_command(cfg: TrainConfig) -> str:
-    """The ``cartographers train`` command that makes this configuration (options only where they differ
-    from the defaults the command line offers).
+    """The ``cartographers train`` command that makes this configuration (options only where they
+    differ from the defaults the command line offers).
 
-    >>> train_command(TrainConfig(seed=3)), train_command(TrainConfig(photos=40, holdout_art_family="none"))
-    ('cartographers train --seed 3', 'cartographers train --seed 1 --photos 40 --holdout-art-family none')
+    >>> train_command(TrainConfig(seed=3))
+    'cartographers train --seed 3'
+    >>> train_command(TrainConfig(photos=40, holdout_art_family="none"))
+    'cartographers train --seed 1 --photos 40 --holdout-art-family none'
     """
     d = TrainConfig()
     if {k: getattr(cfg, k) for k in QUICK} == QUICK:
@@ -447,7 +471,8 @@ def train(cfg: TrainConfig, log=print) -> ReaderModel:
         context, scale, first_context = fit_context(fit_set, shape, cfg, log, trees)
         coins = _fit(np.concatenate([x for r in fit_set for x in (r["Xc"], r["Xc_relit"])]),
                      np.concatenate([r["yc"] for r in fit_set for _ in range(2)]), cfg)
-    # Validated as shipped: the numpy export the reader runs (vision.inference), checked against each estimator.
+    # Validated as shipped: the numpy export the reader runs
+    # (vision.inference), checked against each estimator.
     model = ReaderModel(shape=[export(n) for n in shape], coins=export(coins),
                         context=None if context is None else export(context), context_scale=scale, first_context=[export(c) for c in first_context],
                         nearby_paper=cfg.nearby_paper, sheet_look=cfg.sheet_look, trees=[export(t) for t in trees])

@@ -1,4 +1,5 @@
-"""``cartographers batch DIR|ZIP --cards C1,C2,C3,C4 [--season S] --out results.csv|.json [--workers N]``."""
+"""``cartographers batch DIR|ZIP --cards C1,C2,C3,C4
+[--season S] --out results.csv|.json [--workers N]``."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "batch",
         help="score a folder or zip of sheet photos in parallel, resumably, with a ranking",
-        description="Read and score every photo (and every corrected sheet .json/.txt) of a folder or "
+        description="Read and score every photo (and every corrected sheet .json/.txt) of a "
+                    "folder or "
                     "zip. Results go to --out as they come (a journal beside it), so a killed batch "
                     "resumes without redoing finished sheets. A bad photo is listed with its reason.",
     )
@@ -59,19 +61,23 @@ def run(args: argparse.Namespace) -> int:
 def summary_table(summary) -> str:
     """The batch for a person: what was done, the ranking, then what failed and what was skipped."""
     done = f"{summary.scored} scored" + (f", {summary.resumed} already done" if summary.resumed else "")
-    lines = [f"{summary.total} sheets: {done}, {summary.failed} failed, {len(summary.skipped_files)} skipped "
+    lines = [f"{summary.total} sheets: {done}, {summary.failed} failed, {len(summary.skipped_files)} "
+             "skipped "
              f"({summary.seconds:.1f} s); results in {summary.out}", ""]
     ok = sorted((r for r in summary.rows if r["status"] == "ok"), key=lambda r: (r["place"], r["file"]))
     if ok:
         width = max(12, *(len(r["file"]) for r in ok))
-        lines.append(f"{'place':>5}  {'file':<{width}}  {'total':>5}  {'monsters':>8}  {'legality':<11}  to check")
+        lines.append(f"{'place':>5}  {'file':<{width}}  {'total':>5}  "
+                     f"{'monsters':>8}  {'legality':<11}  to check")
         for r in ok:
             n = len(r["low_confidence_cells"])
             check = "" if not n else f"{n} cell" if n == 1 else f"{n} cells"
-            lines.append(f"{r['place']:>5}  {r['file']:<{width}}  {r['total']:>5}  {-r['monster_stars_lost']:>8}  "
+            lines.append(f"{r['place']:>5}  {r['file']:<{width}}  {r['total']:>5}  "
+                         f"{-r['monster_stars_lost']:>8}  "
                          f"{r['legality']:<11}  {check}")
         if len(ok[0]["seasons"]) > 1:
-            lines += ["", "total: the four seasons scored on each sheet's map as photographed (give --season to "
+            lines += ["", "total: the four seasons scored on each sheet's map as photographed (give "
+                          "--season to "
                           "score one season)"]
     failed = [r for r in summary.rows if r["status"] != "ok"]
     if failed:

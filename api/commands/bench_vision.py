@@ -1,4 +1,5 @@
-"""``cartographers bench-vision --n N --seed S``: measure the photo reader on unseen synthetic photos."""
+"""``cartographers bench-vision --n N --seed S``: measure
+the photo reader on unseen synthetic photos."""
 
 from __future__ import annotations
 
@@ -19,10 +20,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", help="also write the JSON figures to this file")
     p.add_argument("--photo-dir", help="keep the generated photos here and reuse them on the next run")
     p.add_argument("--art-families", action="store_true",
-                   help="print the photos in every printed-art family of the generator in turn (our look-alike, "
+                   help="print the photos in every printed-art family of the generator in turn (our "
+                        "look-alike, "
                         "line art, engraved, woodcut), with figures per family")
     p.add_argument("--art", metavar="DIR",
-                   help="photograph other printings instead of ours: DIR holds PDFs or scans of printed sheets "
+                   help="photograph other printings instead of ours: DIR holds PDFs or scans of printed "
+                        "sheets "
                         "(e.g. the publisher's colour and printer-friendly sheets); figures per printing and side")
     p.set_defaults(run=run)
 

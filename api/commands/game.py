@@ -1,4 +1,5 @@
-"""``cartographers game create|reveal|upload|standings|show|list``: track a table through four seasons.
+"""``cartographers game create|reveal|upload|standings|show|list``: track a table through four
+seasons.
 
 The database is ``--db PATH`` (a SQLite file), else ``CARTOGRAPHERS_DATABASE_URL``, else
 ``~/.local/share/cartographers/games.sqlite3`` — the same one ``cartographers serve`` uses.
@@ -62,7 +63,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     ls.set_defaults(run=list_all)
 
 
-def open_store(args: argparse.Namespace) -> "Store":  # noqa: F821 (imported when run)
+def open_store(args: argparse.Namespace) -> Store:  # noqa: F821 (imported when run)
     from api.store import Store, sqlite_url
 
     return Store(sqlite_url(args.db) if args.db else None)
@@ -119,7 +120,8 @@ def upload(args, store) -> int:
     score = result["score"]
     edicts = " + ".join(f"{e['card']} {e['stars']}" for e in score["edicts"])
     text = (f"{args.player} {args.season}: {score['total']} ({edicts} + coins {score['coins']} "
-            f"− monsters {score['monster_penalty']}); legality {result['checks']['legality']['verdict']}")
+            f"− monsters {score['monster_penalty']}); legality "
+            f"{result['checks']['legality']['verdict']}")
     return emit(args, result, text)
 
 
@@ -129,7 +131,8 @@ def standings_text(data: dict) -> str:
         mark = "" if season["complete"] else " (not every sheet in yet)"
         lines.append(f"after {season['season']}{mark}:")
         for st in season["standings"]:
-            lines.append(f"  {st['place']}. {st['player']:<16} {st['total']:>4}  (monster stars lost {st['monster_stars_lost']})")
+            lines.append(f"  {st['place']}. {st['player']:<16} {st['total']:>4}  (monster stars lost "
+                         f"{st['monster_stars_lost']})")
     if data["final"]:
         lines.append("final: " + ", ".join(f"{s['place']}. {s['player']}" for s in data["final"]))
     return "\n".join(lines) or "no season sheets yet"

@@ -1,4 +1,5 @@
-"""``cartographers score PHOTO --cards C1,C2,C3,C4 [--season S] [--side A|B] [--json]``: read, then score."""
+"""``cartographers score PHOTO --cards C1,C2,C3,C4 [--season S] [--side A|B] [--json]``:
+read, then score."""
 
 from __future__ import annotations
 

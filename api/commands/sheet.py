@@ -1,4 +1,5 @@
-"""``cartographers sheet --side A|B --out FILE.pdf|png [--paper a4|letter]``: a printable blank sheet.
+"""``cartographers sheet --side A|B --out FILE.pdf|png [--paper a4|letter]``: a printable blank
+sheet.
 
 Same geometry as the printed pad (``vision/layout.py``), so ``cartographers read`` reads a
 photographed print-out exactly as a real sheet. 300 dpi by default.
@@ -32,7 +33,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--paper", default="a4", choices=sorted(PAPER_MM), help="page size (default a4)")
     p.add_argument("--dpi", type=int, default=300, help="resolution (default 300)")
     p.add_argument("--variant", default="print", choices=VARIANTS,
-                   help="print (parchment, as the pad), photocopy (grey) or white-print (no parchment: saves ink)")
+                   help="print (parchment, as the pad), photocopy (grey) or white-print (no parchment: "
+                        "saves ink)")
     p.add_argument("--white-paper", action="store_true", help="same as --variant white-print")
     p.set_defaults(run=run)
 

@@ -1,4 +1,5 @@
-"""``cartographers simulate --players N --side A|B --seed S [--strategy random|greedy] [--json] [--out DIR]``.
+"""``cartographers simulate --players N --side A|B --seed S [--strategy random|greedy] [--json]
+[--out DIR]``.
 
 Plays a whole game and prints the game record (``docs/game-engine.md``). ``--out DIR`` also writes
 the files the validator takes: ``log.json`` (the card log) and ``P1-spring.json`` … (each player's
@@ -20,7 +21,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "simulate",
         help="play a whole simulated game and print its record",
-        description="Play a game of Cartographers with simulated players; deterministic for a seed.",
+        description="Play a game of Cartographers with simulated players; "
+        "deterministic for a seed.",
     )
     p.add_argument("--players", type=int, default=4, help="1 to 5 (default 4; 1 plays the solo rules)")
     p.add_argument("--side", choices=["A", "B"], default="A", help="sheet side (default A)")
@@ -47,7 +49,8 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(record.to_json(), indent=1))
         return 0
     edicts = ", ".join(f"{e}: {c}" for e, c in zip("ABCD", record.cards))
-    print(f"{record.players} player(s), side {record.side}, seed {record.seed}, {record.strategy} — {edicts}")
+    print(f"{record.players} player(s), side {record.side}, seed {record.seed}, {record.strategy} — "
+          f"{edicts}")
     for s in record.seasons:
         print(f"  {s['season']:<7} {' '.join(s['cards'])}")
     for st in record.ranking:

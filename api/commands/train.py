@@ -24,7 +24,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--holdout-art-family", default=d.holdout_art_family,
                    help="printed-art family kept out of training (default %(default)s; 'none' keeps none)")
     p.add_argument("--art-share", type=float, default=d.art_share,
-                   help="share of photos printed in an art family other than our look-alike (default %(default)s)")
+                   help="share of photos printed in an art family other than our look-alike (default "
+                        "%(default)s)")
     p.add_argument("--workers", type=int, default=d.workers, help="worker processes (default %(default)s)")
     p.add_argument("--quick", action="store_true",
                    help="a small recipe that runs every stage in about a minute (to check training works; "

@@ -1,4 +1,5 @@
-"""``cartographers validate SHEET [--log LOG.json] [--previous EARLIER ...] [--time-limit S] [--json]``.
+"""``cartographers validate SHEET [--log LOG.json] [--previous EARLIER ...] [--time-limit S]
+[--json]``.
 
 Answers legal / illegal / cannot-tell with reasons and cells (``docs/game-engine.md``). ``--log``
 takes a card log or a whole game record (its ``card_log`` is used). ``--previous`` takes the sheets
@@ -24,7 +25,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "validate",
         help="check that a sheet could come from a real game",
-        description="Check a sheet alone, against the table's card log, and against earlier season sheets.",
+        description="Check a sheet alone, against the table's card log, and against earlier "
+                    "season sheets.",
     )
     p.add_argument("sheet", help="sheet JSON or text form")
     p.add_argument("--log", help="card log JSON (or a game record from 'simulate --json')")

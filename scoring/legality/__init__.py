@@ -3,9 +3,9 @@
 Modules, each importing only those listed above it:
 
 ``verdicts``       ``Reason``, ``Check`` (one level's answer), ``Verdict`` and how checks combine
-``card_log``       the table's card log: ``CardLog``, ``parse_log``, the turns that draw (``log_events``)
-``model``          the CP-SAT model of drawings every level builds on (the encoding is explained there)
-``sheet_level``    level ``sheet``: an exact cover within four seasons' limits
+``card_log``       the table's card log: ``CardLog``, ``parse_log``, the turns that draw
+(``log_events``) ``model``          the CP-SAT model of drawings every level builds on (the encoding
+is explained there) ``sheet_level``    level ``sheet``: an exact cover within four seasons' limits
 ``order_free``     level ``log``, stages A and A+: turns of one card interchangeable
 ``per_turn``       level ``log``, stage B: turn by turn, fallbacks and the solo sweep in order
 ``log_reasons``    level ``log``, illegal: the fewest cells whose change would make the sheet legal

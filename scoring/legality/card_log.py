@@ -1,11 +1,12 @@
-"""The table's card log: what a judge at the table knows, parsed and checked, and the turns that draw."""
+"""The table's card log: what a judge at the table
+knows, parsed and checked, and the turns that draw."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
-from scoring.decks import AMBUSH, EXPLORE, get_deck_card
+from scoring.decks import AMBUSH, EXPLORE, AmbushCard, get_deck_card
 from scoring.seasons import SEASONS
 from scoring.sides import SIDES
 
@@ -19,7 +20,7 @@ class CardLog:
     seasons: tuple[tuple[str, ...], ...]
     side: str | None = None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"players": self.players,
                                "seasons": [{"season": SEASONS[s].name, "cards": list(c)}
                                            for s, c in enumerate(self.seasons)]}
@@ -31,11 +32,11 @@ class CardLog:
 def parse_log(data: Any) -> CardLog:
     """Parse and check a card log (a decoded JSON object); ``ValueError`` naming the field.
 
-    ``{"players": 3, "side": "A", "seasons": [{"season": "spring", "cards": ["hamlet", ...]}, ...]}``;
-    a season may also be given as a bare list of slugs. Checked: known slugs, at most four seasons
-    in order, no explore card twice in a season, no ambush twice in a game nor more ambushes by a
-    season's end than seasons so far, each season ending when its time is reached (the last may be
-    unfinished), and a ruins card followed by an explore card.
+    ``{"players": 3, "side": "A", "seasons": [{"season": "spring", "cards": ["hamlet", ...]},
+    ...]}``; a season may also be given as a bare list of slugs. Checked: known slugs, at most
+    four seasons in order, no explore card twice in a season, no ambush twice in a game nor more
+    ambushes by a season's end than seasons so far, each season ending when its time is reached (the
+    last may be unfinished), and a ruins card followed by an explore card.
     """
     if isinstance(data, CardLog):
         return data
@@ -62,7 +63,7 @@ def parse_log(data: Any) -> CardLog:
     return CardLog(players, tuple(_as_tuples(seasons)), side)
 
 
-def _season_cards(s: int, entry: Any) -> tuple[str, list]:
+def _season_cards(s: int, entry: Any) -> tuple[str, list[Any]]:
     """Where season ``s`` is in the log (for messages) and its list of cards."""
     where = f"log.seasons[{s}]"
     if isinstance(entry, dict):
@@ -101,7 +102,7 @@ def _check_season(s: int, entry: Any, last: bool, ambushes_seen: set[str]) -> No
         if slug in seen:
             raise ValueError(f"{at}: {slug!r} revealed twice in {spec.name}")
         seen.add(slug)
-        if slug in AMBUSH:
+        if isinstance(card, AmbushCard):
             if slug in ambushes_seen:
                 raise ValueError(f"{at}: ambush {slug!r} revealed twice (an ambush leaves the game)")
             ambushes_seen.add(slug)
@@ -121,7 +122,7 @@ def _check_season(s: int, entry: Any, last: bool, ambushes_seen: set[str]) -> No
         raise ValueError(f"{where}: ends on a ruins card with no explore card after it")
 
 
-def _as_tuples(seasons: list) -> list[tuple[str, ...]]:
+def _as_tuples(seasons: list[Any]) -> list[tuple[str, ...]]:
     return [tuple(e["cards"] if isinstance(e, dict) else e) for e in seasons]
 
 
@@ -137,12 +138,14 @@ class Event:
 
     @property
     def label(self) -> str:
-        return f"{SEASONS[self.season].name} card {self.turn + 1} ({self.card}{', after ruins' if self.ruins else ''})"
+        after = ", after ruins" if self.ruins else ""
+        return f"{SEASONS[self.season].name} card {self.turn + 1} ({self.card}{after})"
 
 
 def log_events(log: CardLog) -> list[Event]:
-    """The revealed cards that draw, in the order they came (``Event.index`` is the place in this list)."""
-    events = []
+    """The revealed cards that draw, in the order they
+    came (``Event.index`` is the place in this list)."""
+    events: list[Event] = []
     for s, cards in enumerate(log.seasons):
         pending = False
         for turn, slug in enumerate(cards):

@@ -1,4 +1,5 @@
-"""Level ``log`` (and ``seasons`` with a log): one drawing per revealed card, in the order they came.
+"""Level ``log`` (and ``seasons`` with a log): one drawing per revealed card, in the order they
+came.
 
 Three stages, each exact in what it concludes (``details["stage"]``):
 
@@ -28,8 +29,8 @@ from scoring.sheet import Sheet
 
 def check_log_level(sheets: list[Sheet], sheet_seasons: list[int], log: CardLog, deadline: float,
                     level: str) -> Check:
-    """``sheets[k]`` is the sheet at the end of season ``sheet_seasons[k]`` (one sheet at the ``log``
-    level; with the earlier season sheets at the ``seasons`` level)."""
+    """``sheets[k]`` is the sheet at the end of season ``sheet_seasons[k]`` (one sheet at the
+    ``log`` level; with the earlier season sheets at the ``seasons`` level)."""
     t0 = time.perf_counter()
     last_season = sheet_seasons[-1]
     if last_season >= len(log.seasons):
@@ -45,7 +46,7 @@ def check_log_level(sheets: list[Sheet], sheet_seasons: list[int], log: CardLog,
     solver, status = agg.run(budget)
     cp = agg.solve.cp
     details: dict[str, Any] = {"turns": len(agg.events), "drawings": len(agg.solve.vars), "stage": "order-free"}
-    if status in (cp.OPTIMAL, cp.FEASIBLE) and not any(solver.Value(v) for v in agg.ordered):
+    if status in (cp.OPTIMAL, cp.FEASIBLE) and not any(solver.value(v) for v in agg.ordered):
         details["explanation"] = agg.witness(solver)
         return Check(level, "legal", [], time.perf_counter() - t0, details)
     # stage A+: the order-free relaxation with the fallbacks — infeasible here means illegal
@@ -56,7 +57,7 @@ def check_log_level(sheets: list[Sheet], sheet_seasons: list[int], log: CardLog,
         details["stage"] = "order-free"
         reasons = explain_illegal(sheets, sheet_seasons, log, deadline)
         return Check(level, "illegal", reasons, time.perf_counter() - t0, details)
-    if status in (cp.OPTIMAL, cp.FEASIBLE) and not any(solver.Value(v) for v in agg.ordered):
+    if status in (cp.OPTIMAL, cp.FEASIBLE) and not any(solver.value(v) for v in agg.ordered):
         details["explanation"] = agg.witness(solver)
         return Check(level, "legal", [], time.perf_counter() - t0, details)
     # stage B: exact, turn by turn, fallbacks and the solo sweep in the order the cards came

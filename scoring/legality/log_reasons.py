@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import time
 
+from ortools.sat.python.cp_model import CpSolver
+
 from scoring.legality.card_log import CardLog
+from scoring.legality.model import Var
 from scoring.legality.order_free import OrderFreeModel
 from scoring.legality.verdicts import Reason
 from scoring.seasons import SEASONS
@@ -45,21 +48,24 @@ def explain_illegal(sheets: list[Sheet], sheet_seasons: list[int], log: CardLog,
         if alternatives:
             every = sorted({divmod(i, SIZE) for a in [primary, *alternatives] for i in a})
             reasons.insert(0, Reason(
-                f"the sheet cannot be drawn with the revealed cards; the fewest changes that would allow it touch "
+                "the sheet cannot be drawn with the revealed cards; the fewest changes that "
+                "would allow it touch "
                 f"{len(primary)} cell(s), and any of these cells could be the one: "
                 f"{', '.join(cell_name(c) for c in every)}", every))
     return reasons or [generic]
 
 
-def _cell_reasons(model: OrderFreeModel, solver) -> tuple[set[int], list[Reason]]:
+def _cell_reasons(model: OrderFreeModel, solver: CpSolver) -> tuple[set[int], list[Reason]]:
     """The cells the slack solution changes (all of them, and a reason per kind of change)."""
     last = model.last
-    wrong, missing, unexplained = [], [], []
+    wrong: list[int] = []
+    missing: list[int] = []
+    unexplained: list[int] = []
     for v, cell in model.mismatch.items():
-        if solver.Value(v):
+        if solver.value(v):
             (missing if last.empty >> cell & 1 else wrong).append(cell)
-    for v, w, what in model.costs:
-        if isinstance(what, tuple) and what[0] == "cell" and solver.Value(v):
+    for v, _, what in model.costs:
+        if isinstance(what, tuple) and what[0] == "cell" and solver.value(v):
             unexplained.append(what[1])
     reasons = []
     for cells, text in ((wrong, "drawn in a terrain no revealed card explains there"),
@@ -71,31 +77,34 @@ def _cell_reasons(model: OrderFreeModel, solver) -> tuple[set[int], list[Reason]
     return set(wrong + missing + unexplained), reasons
 
 
-def _turn_and_coin_reasons(model: OrderFreeModel, solver) -> list[Reason]:
+def _turn_and_coin_reasons(model: OrderFreeModel, solver: CpSolver) -> list[Reason]:
     """The turns the slack solution leaves without a drawing, and its coin differences."""
     reasons = []
-    for v, w, what in model.costs:
-        if isinstance(what, tuple) and what[0] == "turns" and solver.Value(v):
+    for v, _, what in model.costs:
+        if isinstance(what, tuple) and what[0] == "turns" and solver.value(v):
             info = what[1]
-            reasons.append(Reason(f"{info['card']}: {solver.Value(v)} revealed turn(s) with no drawing left on the "
+            reasons.append(Reason(f"{info['card']}: {solver.value(v)} revealed turn(s) with no drawing left on "
+                                  "the "
                                   "sheet", []))
-        if isinstance(what, tuple) and what[0] in ("coins+", "coins-") and solver.Value(v):
+        if isinstance(what, tuple) and what[0] in ("coins+", "coins-") and solver.value(v):
             _, f, s = what
             more = what[0] == "coins+"  # the sheet shows more coins than the drawings explain
             reasons.append(Reason(
-                f"coins at the end of {SEASONS[s].name}: the sheet shows {f.sheet.coins}, {solver.Value(v)} "
-                f"{'more' if more else 'fewer'} than its coin shapes and {len(f.surrounded)} surrounded "
+                f"coins at the end of {SEASONS[s].name}: the sheet shows {f.sheet.coins}, "
+                f"{solver.value(v)} "
+                f"{'more' if more else 'fewer'} than its coin shapes and {len(f.surrounded)} "
+                "surrounded "
                 f"mountain(s) explain", list(f.surrounded)))
     return reasons
 
 
-def alternative_blames(model: OrderFreeModel, solver, primary: set[int], deadline: float, cap: float,
+def alternative_blames(model: OrderFreeModel, solver: CpSolver, primary: set[int], deadline: float, cap: float,
                        most: int = 8) -> list[set[int]]:
     """Other sets of cells, as small as the first, whose change would also explain the sheet."""
     t_end = min(deadline, time.perf_counter() + cap)
     m = model.m
-    best = int(round(solver.ObjectiveValue()))
-    blame_vars: dict[int, list] = {}
+    best = int(round(solver.objective_value))
+    blame_vars: dict[int, list[Var]] = {}
     for v, cell in model.mismatch.items():
         blame_vars.setdefault(cell, []).append(v)
     for v, _, what in model.costs:
@@ -103,22 +112,22 @@ def alternative_blames(model: OrderFreeModel, solver, primary: set[int], deadlin
             blame_vars.setdefault(what[1], []).append(v)
     blame = {}
     for cell, vs in blame_vars.items():
-        b = m.NewBoolVar(f"blame{cell}")
-        m.AddMaxEquality(b, vs)
+        b = m.new_bool_var(f"blame{cell}")
+        m.add_max_equality(b, vs)
         blame[cell] = b
-    m.Add(model.objective <= best)
-    m.ClearObjective()
+    m.add(model.objective <= best)
+    m.clear_objective()
     found: list[set[int]] = []
     current = primary
     while len(found) < most:
-        m.Add(sum(blame[c] for c in current) <= len(current) - 1)
+        m.add(sum(blame[c] for c in current) <= len(current) - 1)
         left = t_end - time.perf_counter()
         if left <= 0.05:
             break
         solver2, status = model.run(left)
         if status not in (model.solve.cp.OPTIMAL, model.solve.cp.FEASIBLE):
             break
-        current = {c for c, b in blame.items() if solver2.Value(b)}
+        current = {c for c, b in blame.items() if solver2.value(b)}
         if not current:
             break
         found.append(current)

@@ -1,15 +1,16 @@
 """The CP-SAT model of drawings that every level of the legality validator builds on.
 
 Encoding (CP-SAT, exact). One boolean per possible drawing: (card revealed at turn *i*, shape,
-position) restricted to cells that the sheet shows in one allowed terrain. Each drawn cell is covered
-exactly once; each revealed card makes exactly one drawing. Two drawings on one sheet never share a
-cell, and a cell once filled stays filled with the same terrain, so whether a cell was empty when a
-drawing was made is already implied by the exact cover: **the only order-dependent rules are the
-fallbacks** ("no shape fits", "no shape covers an unfilled ruin", the ambush 1×1) and the solo
+position) restricted to cells that the sheet shows in one allowed terrain. Each drawn cell is
+covered exactly once; each revealed card makes exactly one drawing. Two drawings on one sheet never
+share a cell, and a cell once filled stays filled with the same terrain, so whether a cell was empty
+when a drawing was made is already implied by the exact cover: **the only order-dependent rules are
+the fallbacks** ("no shape fits", "no shape covers an unfilled ruin", the ambush 1×1) and the solo
 ambush sweep. Those are encoded with booleans ``F[c, i]`` = "cell *c* was filled before turn *i*"
 (a prefix sum of the cover), and a fallback at turn *i* requires every candidate position of the
 card's shapes to contain a cell filled before *i*. "Must cover an *unfilled* ruins cell" needs no
-order: a drawing that covers a ruins cell covers it while it is empty, or two drawings would overlap.
+order: a drawing that covers a ruins cell covers it while it is empty, or two drawings would
+overlap.
 
 When a level finds the sheet illegal, a second solve minimises the cells left unexplained (and the
 turns left without a drawing, and the coin difference): the verdict names those cells.
@@ -24,9 +25,11 @@ sheet (:class:`SheetFacts`), the model with one boolean per drawing and the cove
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
-from ortools.sat.python import cp_model  # at import: loading it (~0.5 s) must not eat a check's time
+# imported at module load: loading it (~0.5 s) must not eat a check's time
+from ortools.sat.python import cp_model
 
 from scoring.board import NEIGHBOURS
 from scoring.seasons import SEASONS
@@ -36,11 +39,14 @@ from scoring.sides import SIZE
 from scoring.terrain import Terrain
 
 N = SIZE * SIZE
+#: One boolean (or integer) variable of a CP-SAT model.
+Var = cp_model.IntVar
 BITS = tuple(1 << i for i in range(N))
 
 
 class SheetFacts:
-    """Masks of one sheet: drawn cells per terrain, printed cells, empty cells, surrounded mountains."""
+    """Masks of one sheet: drawn cells per terrain,
+    printed cells, empty cells, surrounded mountains."""
 
     def __init__(self, sheet: Sheet):
         self.sheet = sheet
@@ -74,34 +80,36 @@ class DrawingModel:
         self.m = cp_model.CpModel()
         self.facts = facts
         self.windows = windows  # cell → (first season it may be drawn in, last season)
-        self.cover: dict[int, list] = {i: [] for i in indices_of(facts.drawn)}
-        self.vars: list[tuple[Any, dict]] = []  # (var, info)
+        self.cover: dict[int, list[Var]] = {i: [] for i in indices_of(facts.drawn)}
+        self.vars: list[tuple[Var, dict[str, Any]]] = []  # (var, info)
 
     def allowed_mask(self, season: int | None) -> int:
         if self.windows is None or season is None:
             return self.facts.drawn
         return sum(BITS[i] for i, (lo, hi) in self.windows.items() if lo <= season <= hi)
 
-    def new_drawing(self, mask: int, info: dict):
-        v = self.m.NewBoolVar(f"d{len(self.vars)}")
+    def new_drawing(self, mask: int, info: dict[str, Any]) -> Var:
+        v = self.m.new_bool_var(f"d{len(self.vars)}")
         self.vars.append((v, {**info, "mask": mask}))
         for i in indices_of(mask):
             self.cover[i].append(v)
         return v
 
-    def solve(self, seconds: float):
+    def solve(self, seconds: float) -> tuple[cp_model.CpSolver, Any]:
         solver = self.cp.CpSolver()
         solver.parameters.max_time_in_seconds = max(0.01, seconds)
         # One worker with the strongest LP relaxation: on these exact-cover models it proves
         # infeasibility 10–100× faster than the default portfolio (measured; docs/game-engine.md).
         solver.parameters.num_workers = 1
         solver.parameters.linearization_level = 2
-        status = solver.Solve(self.m)
+        status = solver.solve(self.m)
         return solver, status
 
 
-def shape_masks(masks: Iterable[int], allowed_by_terrain: dict[Terrain, int], terrains) -> list[tuple[int, Terrain]]:
-    """(mask, terrain) for each position whose cells all show one allowed terrain (the first that fits)."""
+def shape_masks(masks: Iterable[int], allowed_by_terrain: dict[Terrain, int],
+                terrains: Iterable[Terrain]) -> list[tuple[int, Terrain]]:
+    """(mask, terrain) for each position whose cells all
+    show one allowed terrain (the first that fits)."""
     out = []
     for m in masks:
         for t in terrains:
@@ -129,7 +137,7 @@ def season_windows(facts: list[SheetFacts], sheet_seasons: list[int]) -> dict[in
     return out
 
 
-def drawing_json(season: int, turn: int | None, card: str, info: dict) -> dict:
+def drawing_json(season: int, turn: int | None, card: str, info: dict[str, Any]) -> dict[str, Any]:
     """One drawing of a witness: ``season, turn, card, kind, shape, terrain, cells``."""
     t = info.get("terrain")
     return {"season": SEASONS[season].name if season is not None else None, "turn": turn, "card": card,
@@ -137,7 +145,7 @@ def drawing_json(season: int, turn: int | None, card: str, info: dict) -> dict:
             "cells": [list(c) for c in cells_of(info["mask"])]}
 
 
-def in_turn_order(drawings: list[dict]) -> list[dict]:
+def in_turn_order(drawings: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """A witness's drawings sorted by season, then turn (in place; returned)."""
     drawings.sort(key=lambda d: ([s.name for s in SEASONS].index(d["season"]), d["turn"]))
     return drawings

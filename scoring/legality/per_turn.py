@@ -7,13 +7,24 @@ fallbacks and the solo ambush sweep (:mod:`scoring.legality.model` explains why)
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
+from typing import Any
 
-from scoring.decks import AMBUSH, ANY_TERRAIN, EXPLORE
+from ortools.sat.python.cp_model import CpSolver
+
+from scoring.decks import AMBUSH, ANY_TERRAIN, EXPLORE, AmbushCard
 from scoring.engine import solo_sweep
 from scoring.legality.card_log import CardLog, Event, log_events
-from scoring.legality.model import BITS, DrawingModel, SheetFacts, drawing_json, in_turn_order, season_windows, \
-    shape_masks
+from scoring.legality.model import (
+    BITS,
+    DrawingModel,
+    SheetFacts,
+    Var,
+    drawing_json,
+    in_turn_order,
+    season_windows,
+    shape_masks,
+)
 from scoring.shapes import indices_of
 from scoring.sheet import Sheet
 from scoring.terrain import Terrain
@@ -31,17 +42,18 @@ class PerTurnModel:
         self.windows = season_windows(self.facts, sheet_seasons)
         self.solve = DrawingModel(self.last, self.windows)
         self.m = self.solve.m
-        self.event_vars: list[list] = [[] for _ in self.events]
-        self.event_cover: list[dict[int, list]] = [dict() for _ in self.events]
-        self.coin_vars: list[list] = [[] for _ in self.events]
-        self.F: dict[int, list] = {}
+        self.event_vars: list[list[Var]] = [[] for _ in self.events]
+        self.event_cover: list[dict[int, list[Var]]] = [dict() for _ in self.events]
+        self.coin_vars: list[list[Var]] = [[] for _ in self.events]
+        self.F: dict[int, list[Var | None]] = {}
         self.order_constraints = 0
-        # (masks, event, literal): literal ⇒ each mask holds a cell filled before the event; added last
-        self._pending_blocks: list = []
+        # (masks, event, literal): literal ⇒ each mask
+        # holds a cell filled before the event; added last
+        self._pending_blocks: list[tuple[set[int], int, Var]] = []
         self._build()
 
     # -- helpers --
-    def _draw(self, e: Event, mask: int, info: dict, coin: bool = False):
+    def _draw(self, e: Event, mask: int, info: dict[str, Any], coin: bool = False) -> Var:
         v = self.solve.new_drawing(mask, {"event": e.index, "card": e.card, **info})
         self.event_vars[e.index].append(v)
         for i in indices_of(mask):
@@ -50,9 +62,9 @@ class PerTurnModel:
             self.coin_vars[e.index].append(v)
         return v
 
-    def _filled_before(self, i: int, ev: int):
-        """Bool var: cell ``i`` (drawn on the final sheet) was filled before event ``ev``; ``True`` or
-        ``None`` (false) when the earlier season sheets settle it."""
+    def _filled_before(self, i: int, ev: int) -> Var | bool | None:
+        """Bool var: cell ``i`` (drawn on the final sheet) was filled before event ``ev``; ``True``
+        or ``None`` (false) when the earlier season sheets settle it."""
         if self.windows is not None:
             lo, hi = self.windows[i]
             season = self.events[ev].season if ev < len(self.events) else 99
@@ -66,13 +78,13 @@ class PerTurnModel:
         while len(chain) <= ev:
             k = len(chain) - 1  # chain[k] = filled before event k; add chain[k + 1]
             cover = self.event_cover[k].get(i, [])
-            nxt = self.m.NewBoolVar(f"F{i}_{k + 1}")
+            nxt = self.m.new_bool_var(f"F{i}_{k + 1}")
             prev = chain[k]
-            self.m.Add(nxt == (prev if prev is not None else 0) + sum(cover))
+            self.m.add(nxt == (prev if prev is not None else 0) + sum(cover))
             chain.append(nxt)
         return chain[ev]
 
-    def _require_blocked(self, candidates: Iterable[int], ev: int, lit):
+    def _require_blocked(self, candidates: Iterable[int], ev: int, lit: Var) -> set[int] | None:
         """``lit`` ⇒ every candidate position holds a cell filled before event ``ev``.
         Returns the set of blocking masks, or None (adding nothing) when some candidate can never be
         blocked."""
@@ -95,9 +107,9 @@ class PerTurnModel:
                 if any(f is True for f in terms):
                     continue
                 if terms:
-                    self.m.AddBoolOr(terms).OnlyEnforceIf(lit)
+                    self.m.add_bool_or(terms).only_enforce_if(lit)
                 else:  # nothing is filled before the first turn
-                    self.m.AddBoolOr([lit.Not()])
+                    self.m.add_bool_or([lit.negated()])
                 self.order_constraints += 1
 
     # -- the model --
@@ -131,7 +143,7 @@ class PerTurnModel:
         last = self.last
         card = EXPLORE[e.card]
         for opt in card.options:
-            masks = opt.placements
+            masks: Iterable[int] = opt.placements
             if e.ruins:
                 masks = [p for p in masks if p & last.ruins]
             for mask, t in shape_masks(masks, by_t, card.terrains):
@@ -152,7 +164,7 @@ class PerTurnModel:
         card is blocked at that turn."""
         if not singles:
             return
-        lit = self.m.NewBoolVar(f"fb{e.index}")
+        lit = self.m.new_bool_var(f"fb{e.index}")
         blocks = self._require_blocked(candidates, e.index, lit)
         if blocks is None:
             return
@@ -160,36 +172,36 @@ class PerTurnModel:
             if BITS[i] in blocks:
                 continue  # a position only this cell could block: it is empty then
             v = self._draw(e, BITS[i], {"kind": kind, "shape": None, "terrain": self.last.terrain_at(i)})
-            self.m.AddImplication(v, lit)
+            self.m.add_implication(v, lit)
 
     def _one_each(self) -> None:
         """Every drawn cell exactly once; every event exactly one drawing."""
         m = self.m
-        for i, vs in self.solve.cover.items():
-            m.AddExactlyOne(vs) if vs else m.AddBoolOr([])
+        for vs in self.solve.cover.values():
+            m.add_exactly_one(vs) if vs else m.add_bool_or([])
         for e in self.events:
             vs = self.event_vars[e.index]
             if vs:
-                m.AddExactlyOne(vs)
+                m.add_exactly_one(vs)
             else:
-                m.AddBoolOr([])  # nothing this card could have drawn
+                m.add_bool_or([])  # nothing this card could have drawn
 
     def _coins(self) -> None:
         """The coins at the end of each known season."""
         for f, s in zip(self.facts, self.sheet_seasons):
             cv = [v for e in self.events if e.season <= s for v in self.coin_vars[e.index]]
-            self.m.Add(sum(cv) == f.sheet.coins - len(f.surrounded))
+            self.m.add(sum(cv) == f.sheet.coins - len(f.surrounded))
 
     def _maybe_skip(self, e: Event) -> None:
         """Nothing drawn: only when no cell of the map is empty at that moment."""
         last = self.last
         if last.empty:
             return
-        lit = self.m.NewBoolVar(f"skip{e.index}")
+        lit = self.m.new_bool_var(f"skip{e.index}")
         self.event_vars[e.index].append(lit)
         self._pending_blocks.append(({BITS[i] for i in indices_of(last.drawn)}, e.index, lit))
 
-    def _solo_ambush(self, e: Event, card, by_t) -> None:
+    def _solo_ambush(self, e: Event, card: AmbushCard, by_t: dict[Terrain, int]) -> None:
         """Solo: the first sweep position that fits at that moment; none fits → no drawing."""
         m, last = self.m, self.last
         sweep = solo_sweep(card)
@@ -200,33 +212,34 @@ class PerTurnModel:
             if p & monsters == p and all(d & ~p for d in earlier):
                 v = self._draw(e, p, {"kind": "solo-ambush", "shape": card.shape_text, "terrain": Terrain.MONSTER})
                 if prev_all_blocked is not None:
-                    m.AddImplication(v, prev_all_blocked)
+                    m.add_implication(v, prev_all_blocked)
             # position k blocked?
             if p & last.printed:
                 continue  # always blocked: the chain goes on unchanged
             d = p & last.drawn
             if not d:
-                return  # this position is free until the end: no later position (nor a skip) can be chosen
-            nxt = m.NewBoolVar(f"ab{e.index}_{k}")
+                # this position is free until the end: no later position (nor a skip) can be chosen
+                return
+            nxt = m.new_bool_var(f"ab{e.index}_{k}")
             if prev_all_blocked is not None:
-                m.AddImplication(nxt, prev_all_blocked)
+                m.add_implication(nxt, prev_all_blocked)
             self._pending_blocks.append(({d}, e.index, nxt))
             earlier.append(d)
             prev_all_blocked = nxt
-        lit = m.NewBoolVar(f"skip{e.index}")
+        lit = m.new_bool_var(f"skip{e.index}")
         self.event_vars[e.index].append(lit)
         if prev_all_blocked is not None:
-            m.AddImplication(lit, prev_all_blocked)
+            m.add_implication(lit, prev_all_blocked)
 
     # -- answers --
-    def run(self, seconds: float):
+    def run(self, seconds: float) -> tuple[CpSolver, Any]:
         return self.solve.solve(seconds)
 
-    def witness(self, solver) -> list[dict]:
+    def witness(self, solver: CpSolver) -> list[dict[str, Any]]:
         """One drawing per turn, as the solver found it: a witness that the sheet is legal."""
         out = []
         for v, info in self.solve.vars:
-            if solver.Value(v):
+            if solver.value(v):
                 e = self.events[info["event"]]
                 out.append(drawing_json(e.season, e.turn, e.card, info))
         return in_turn_order(out)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from scoring.decks import AMBUSH, EXPLORE
 from scoring.engine import PlayerMap, ambush_choices, explore_choices, solo_ambush_move
 from scoring.legality.card_log import CardLog, parse_log
@@ -11,7 +13,7 @@ from scoring.sheet import Sheet
 from scoring.terrain import Terrain
 
 
-def replay(sheet: Sheet, log: dict | CardLog, explanation: list[dict]) -> list[str]:
+def replay(sheet: Sheet, log: dict[str, Any] | CardLog, explanation: list[dict[str, Any]]) -> list[str]:
     """Replay a legal verdict's witness turn by turn with the game engine; returns the problems
     (none when every drawing is one the engine offers at that moment and the result is the sheet).
 
@@ -42,7 +44,8 @@ def replay(sheet: Sheet, log: dict | CardLog, explanation: list[dict]) -> list[s
             terrain = Terrain(d["terrain"])
             entry = next((e for e in ch.entries if e[1] == mask), None)
             if entry is None or terrain not in ch.terrains:
-                problems.append(f"{where}: {d['kind']} {d['terrain']} on {d['cells']} is not among the {ch.kind} "
+                problems.append(f"{where}: {d['kind']} {d['terrain']} on {d['cells']} is not among the "
+                                f"{ch.kind} "
                                 "drawings the rules allow then")
                 continue
             coin = entry[2] and d.get("shape") == EXPLORE[slug].options[entry[0]].text if slug in EXPLORE and \

@@ -13,6 +13,7 @@ they were drawn in.
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from scoring.decks import AMBUSH_CARDS, EXPLORE_CARDS
 from scoring.legality.model import BITS, DrawingModel, SheetFacts, shape_masks
@@ -58,7 +59,8 @@ def check_sheet_level(sheets: list[Sheet], seasons_of: list[tuple[int, int]], de
                      time.perf_counter() - t0, details)
     reasons = [Reason("the drawn cells cannot be split into the game's shapes in their terrains within four "
                       "seasons' turns and coins" if level == "sheet" else
-                      "the new cells of each season cannot be split into the game's shapes within that season's "
+                      "the new cells of each season cannot be split into the game's shapes within "
+                      "that season's "
                       "turns and coins", [])]
     # name what cannot be explained: the fewest cells left out (and coin differences)
     reasons += _left_over(facts, seasons_of, coins_needed, deadline, level)
@@ -79,7 +81,8 @@ def _coins_needed(facts: list[SheetFacts], seasons_of: list[tuple[int, int]],
         if need < 0:
             new_surr = [c for c in f.surrounded if k == 0 or c not in facts[k - 1].surrounded]
             reasons.append(Reason(
-                f"{f.sheet.coins} coins{_season_note(seasons_of[k], level)} but {len(f.surrounded)} surrounded "
+                f"{f.sheet.coins} coins{_season_note(seasons_of[k], level)} but "
+                f"{len(f.surrounded)} surrounded "
                 f"mountain(s) each earned one" + ("" if k == 0 else f" (and {prev_coins} coins before)"),
                 new_surr or list(f.surrounded)))
         coins_needed.append(need)
@@ -88,11 +91,11 @@ def _coins_needed(facts: list[SheetFacts], seasons_of: list[tuple[int, int]],
 
 
 def _build(facts: list[SheetFacts], seasons_of: list[tuple[int, int]], coins_needed: list[int],
-           slack: bool) -> tuple[DrawingModel, list]:
+           slack: bool) -> tuple[DrawingModel, list[Any]]:
     """The model; with ``slack``, cells may stay uncovered and coins differ, each at a cost of one
     (minimised), returned as ``(var, what)``."""
     solve = DrawingModel(facts[-1])
-    ambush_shapes: dict[str, list] = {a.slug: [] for a in AMBUSH_CARDS}
+    ambush_shapes: dict[str, list[Any]] = {a.slug: [] for a in AMBUSH_CARDS}
     coin_total, ambush_by_bucket = [], []
     for k in range(len(facts)):
         coin_vars, ambush_vars = _add_bucket(solve, facts, k, seasons_of[k], ambush_shapes)
@@ -103,7 +106,7 @@ def _build(facts: list[SheetFacts], seasons_of: list[tuple[int, int]], coins_nee
 
 
 def _add_bucket(solve: DrawingModel, facts: list[SheetFacts], k: int, seasons: tuple[int, int],
-                ambush_shapes: dict[str, list]) -> tuple[list, list]:
+                ambush_shapes: dict[str, list[Any]]) -> tuple[list[Any], list[Any]]:
     """The drawings of the cells new on ``facts[k]``, drawn in ``seasons`` (first, last), and the
     limits of those seasons; returns the bucket's coin-shape and ambush drawings."""
     m = solve.m
@@ -125,13 +128,13 @@ def _add_bucket(solve: DrawingModel, facts: list[SheetFacts], k: int, seasons: t
         if t is Terrain.MONSTER:
             w = solve.new_drawing(BITS[i], {"bucket": k, "card": "ambush 1x1", "shape": "X", "terrain": t})
             ambush_vars.append(w)
-    m.Add(sum(explore_vars) <= sum(MAX_EXPLORE_TURNS[lo:hi + 1]))
-    m.Add(sum(time_terms) <= sum(MAX_SEASON_TIME[lo:hi + 1]))
+    m.add(sum(explore_vars) <= sum(MAX_EXPLORE_TURNS[lo:hi + 1]))
+    m.add(sum(time_terms) <= sum(MAX_SEASON_TIME[lo:hi + 1]))
     return coin_vars, ambush_vars
 
 
 def _add_explore_shapes(solve: DrawingModel, k: int, by_t: dict[Terrain, int],
-                        n_seasons: int) -> tuple[list, list, list]:
+                        n_seasons: int) -> tuple[list[Any], list[Any], list[Any]]:
     """Every explore card's shapes in bucket ``k``, each card at most once a season; returns the
     drawings, their time terms and the coin-shape drawings."""
     explore_vars, time_terms, coin_vars = [], [], []
@@ -147,66 +150,67 @@ def _add_explore_shapes(solve: DrawingModel, k: int, by_t: dict[Terrain, int],
                 if opt.coin:
                     coin_vars.append(v)
         if card_vars:
-            solve.m.Add(sum(card_vars) <= n_seasons)
+            solve.m.add(sum(card_vars) <= n_seasons)
             explore_vars += card_vars
     return explore_vars, time_terms, coin_vars
 
 
-def _limit_ambushes(solve: DrawingModel, ambush_shapes: dict[str, list], ambush_by_bucket: list[list],
+def _limit_ambushes(solve: DrawingModel, ambush_shapes: dict[str, list[Any]], ambush_by_bucket: list[list[Any]],
                     seasons_of: list[tuple[int, int]]) -> None:
     """Each ambush at most once, and no more ambushes by a season's end than seasons so far."""
     m = solve.m
     for vs in ambush_shapes.values():
         if vs:
-            m.Add(sum(vs) <= 1)
-    run: list = []
+            m.add(sum(vs) <= 1)
+    run: list[Any] = []
     for k, vs in enumerate(ambush_by_bucket):
         run += vs
         if run:
-            m.Add(sum(run) <= min(len(AMBUSH_CARDS), seasons_of[k][1] + 1))
+            m.add(sum(run) <= min(len(AMBUSH_CARDS), seasons_of[k][1] + 1))
 
 
-def _cover_and_coins(solve: DrawingModel, coin_total: list[tuple[list, int]], slack: bool) -> list:
+def _cover_and_coins(solve: DrawingModel, coin_total: list[tuple[list[Any], int]], slack: bool) -> list[Any]:
     """Every drawn cell covered once and each bucket's coin shapes giving its coins (with ``slack``:
     at a cost); returns the slack variables as ``(var, what)``."""
     m = solve.m
     slacks = []
     for i, vs in solve.cover.items():
         if slack:
-            u = m.NewBoolVar(f"u{i}")
+            u = m.new_bool_var(f"u{i}")
             slacks.append((u, ("cell", i)))
-            m.Add(sum(vs) + u == 1)
+            m.add(sum(vs) + u == 1)
         else:
-            m.AddExactlyOne(vs)
+            m.add_exactly_one(vs)
     for k, (coin_vars, need) in enumerate(coin_total):
         if slack:
-            plus, minus = m.NewIntVar(0, 40, f"cp{k}"), m.NewIntVar(0, 40, f"cm{k}")
+            plus, minus = m.new_int_var(0, 40, f"cp{k}"), m.new_int_var(0, 40, f"cm{k}")
             slacks += [(plus, ("coins+", k)), (minus, ("coins-", k))]
-            m.Add(sum(coin_vars) + plus - minus == need)
+            m.add(sum(coin_vars) + plus - minus == need)
         else:
-            m.Add(sum(coin_vars) == need)
+            m.add(sum(coin_vars) == need)
     if slack:
-        m.Minimize(sum(v for v, _ in slacks))
+        m.minimize(sum(v for v, _ in slacks))
     return slacks
 
 
 def _left_over(facts: list[SheetFacts], seasons_of: list[tuple[int, int]], coins_needed: list[int],
                deadline: float, level: str) -> list[Reason]:
-    """The fewest cells left out of the cover (and the coin differences), found by the slack model."""
+    """The fewest cells left out of the cover (and the
+    coin differences), found by the slack model."""
     solve, slacks = _build(facts, seasons_of, coins_needed, slack=True)
     solver, status = solve.solve(min(1.0, deadline - time.perf_counter()))
     if status not in (solve.cp.OPTIMAL, solve.cp.FEASIBLE):
         return []
     reasons = []
-    cells = sorted(divmod(what[1], SIZE) for v, what in slacks if what[0] == "cell" and solver.Value(v))
+    cells = sorted(divmod(what[1], SIZE) for v, what in slacks if what[0] == "cell" and solver.value(v))
     if cells:
         reasons.append(Reason(f"{', '.join(cell_name(c) for c in cells)}: drawn, but left over once the rest is "
                               "split into the game's shapes within the turns", cells))
     for v, what in slacks:
-        if what[0].startswith("coins") and solver.Value(v):
+        if what[0].startswith("coins") and solver.value(v):
             f = facts[what[1]]
             reasons.append(Reason(f"{f.sheet.coins} coins{_season_note(seasons_of[what[1]], level)}: "
-                                  f"{solver.Value(v)} {'more' if what[0] == 'coins+' else 'fewer'} than the coin "
+                                  f"{solver.value(v)} {'more' if what[0] == 'coins+' else 'fewer'} than the coin "
                                   f"shapes that fit and {len(f.surrounded)} surrounded mountain(s) explain",
                                   list(f.surrounded)))
     return reasons

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 LEVELS = ("sheet", "log", "seasons")
 STATUSES = ("legal", "illegal", "cannot-tell")
@@ -13,7 +14,7 @@ class Reason:
     message: str
     cells: list[tuple[int, int]] = field(default_factory=list)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"message": self.message, "cells": [list(c) for c in self.cells]}
 
 
@@ -25,16 +26,17 @@ class Check:
     status: str
     reasons: list[Reason] = field(default_factory=list)
     seconds: float = 0.0
-    details: dict = field(default_factory=dict)
+    details: dict[str, Any] = field(default_factory=dict)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"level": self.level, "verdict": self.status, "reasons": [r.to_json() for r in self.reasons],
                 "seconds": round(self.seconds, 4), **self.details}
 
 
 @dataclass
 class Verdict:
-    """The overall answer: illegal if any level says so, else cannot-tell if any level cannot tell."""
+    """The overall answer: illegal if any level says
+    so, else cannot-tell if any level cannot tell."""
 
     status: str
     level: str
@@ -45,7 +47,7 @@ class Verdict:
     def legal(self) -> bool:
         return self.status == "legal"
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"verdict": self.status, "level": self.level, "reasons": [r.to_json() for r in self.reasons],
                 "checks": [c.to_json() for c in self.checks]}
 
@@ -53,7 +55,8 @@ class Verdict:
 def combine(checks: list[Check]) -> Verdict:
     """The verdict of the levels run, lowest first (a stricter level's legal witness settles a
     lower level that ran out of time: it is marked ``implied_by``)."""
-    # a legal witness at a stricter level is a legal game, so it settles a level that ran out of time
+    # a legal witness at a stricter level is a legal
+    # game, so it settles a level that ran out of time
     for k, c in enumerate(checks):
         if c.status == "cannot-tell":
             stronger = next((d for d in checks[k + 1:] if d.status == "legal"), None)

@@ -1,5 +1,5 @@
-"""Printed-art families: the same sheet layout printed in other looks, so the reader learns the layout
-and the players' marks, not one printing's pixels.
+"""Printed-art families: the same sheet layout printed in other looks, so the reader learns the
+layout and the players' marks, not one printing's pixels.
 
 Players photograph the box's colour sheet, a printer-friendly sheet printed at home, a photocopy of
 either, a localised edition. Every family here is our own design, drawn from ``vision/layout.py``
@@ -9,8 +9,8 @@ with OpenCV primitives, and randomised within itself as widely as the pen styles
 ``line-art``   black line art on white office paper: solid grid lines, no colours, outlined
                mountains, ruins and coins, a grey rough rift; labels sometimes.
 ``engraved``   an old-map look: a textured tint inside the grid, dotted or fine cell lines in one
-               ink colour, mountains as textured tiles with a line-art peak and a coin in the middle,
-               arch ruins, dark-ringed coins on a saturated band.
+               ink colour, mountains as textured tiles with a line-art peak and a coin in the
+               middle, arch ruins, dark-ringed coins on a saturated band.
 ``woodcut``    bold two-tone printing: thick lines, mountains and ruins as solid silhouettes, coins
                with heavy rims on a pale band (the family held out of training by default).
 
@@ -19,16 +19,31 @@ Any family may also come out of a photocopier (the photo's ``paper`` condition `
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import cv2
 import numpy as np
 
 from scoring.sides import SIDES
 from vision.layout import GEOMETRY, GRID, Box
-from vision.synth.paper import (WHITE_PAPER, Pen, RenderedSheet, bgr, dashed, draw_coin_track, draw_frame, draw_header,
-                                draw_labels, draw_rift, draw_season_boxes, parchment, photocopy, render_sheet,
-                                season_parts, smooth_noise, torn_edge)
+from vision.synth.paper import (
+    WHITE_PAPER,
+    Pen,
+    RenderedSheet,
+    bgr,
+    dashed,
+    draw_coin_track,
+    draw_frame,
+    draw_header,
+    draw_rift,
+    draw_season_boxes,
+    parchment,
+    photocopy,
+    render_sheet,
+    season_parts,
+    smooth_noise,
+    torn_edge,
+)
 
 ART_FAMILIES = ("lookalike", "line-art", "engraved", "woodcut")
 #: Inks the engraved family picks from (RGB): sepia, bottle green, navy, oxblood, slate.
@@ -62,7 +77,7 @@ def printing_of(family: str) -> Callable[[str, float, str, np.random.Generator],
     return lambda side, px_per_u, variant, rng: render_art(family, side, px_per_u, variant, rng)
 
 
-# ---- line art ---------------------------------------------------------------------------------------------
+# ---- line art ------------------------------------------------------------------------------------
 
 def _line_art(side: str, shape: tuple[int, int], s: float, origin, rng: np.random.Generator) -> np.ndarray:
     paper = tuple(int(v) for v in np.array(WHITE_PAPER) + rng.integers(-6, 5, 3))
@@ -91,7 +106,7 @@ def _line_art(side: str, shape: tuple[int, int], s: float, origin, rng: np.rando
     return img
 
 
-# ---- engraved ---------------------------------------------------------------------------------------------
+# ---- engraved ------------------------------------------------------------------------------------
 
 def _engraved(side: str, shape: tuple[int, int], s: float, origin, rng: np.random.Generator) -> np.ndarray:
     base = np.array((212, 196, 168)) + rng.integers(-18, 14, 3)
@@ -119,7 +134,7 @@ def _engraved(side: str, shape: tuple[int, int], s: float, origin, rng: np.rando
     return img
 
 
-# ---- woodcut ----------------------------------------------------------------------------------------------
+# ---- woodcut -------------------------------------------------------------------------------------
 
 def _woodcut(side: str, shape: tuple[int, int], s: float, origin, rng: np.random.Generator) -> np.ndarray:
     paper = tuple(int(v) for v in np.array((236, 226, 200)) + rng.integers(-12, 10, 3))
@@ -151,7 +166,7 @@ def _woodcut(side: str, shape: tuple[int, int], s: float, origin, rng: np.random
 _FAMILIES = {"line-art": _line_art, "engraved": _engraved, "woodcut": _woodcut}
 
 
-# ---- shared pieces ----------------------------------------------------------------------------------------
+# ---- shared pieces -------------------------------------------------------------------------------
 
 def _grid_lines(pen: Pen, colour, width_u: float, style: str) -> None:
     """The 12 + 12 lines of the grid: solid, dashed or dotted (the outer ones always solid)."""

@@ -125,7 +125,8 @@ KEEP_IN_VIEW = _keep_outline()
 
 
 def look_at(centre: np.ndarray, target: np.ndarray, roll: float) -> np.ndarray:
-    """World → camera rotation for a camera at ``centre`` looking at ``target``, rolled by ``roll``."""
+    """World → camera rotation for a camera at ``centre``
+    looking at ``target``, rolled by ``roll``."""
     forward = target - centre
     forward = forward / np.linalg.norm(forward)
     helper = np.array([0.0, -1.0, 0.0]) if abs(forward[1]) < 0.9 else np.array([1.0, 0.0, 0.0])

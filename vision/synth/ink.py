@@ -102,7 +102,7 @@ class Hand:
     variants: dict[Terrain, str]
 
     @classmethod
-    def random(cls, rng: np.random.Generator) -> "Hand":
+    def random(cls, rng: np.random.Generator) -> Hand:
         """A random hand."""
         return cls(
             pressure=float(rng.uniform(0.45, 0.95)),
@@ -147,7 +147,7 @@ class Tile:
         self.r = rendered
         self.s = s
 
-    def blank_copy(self) -> "Tile":
+    def blank_copy(self) -> Tile:
         """An empty tile over the same box."""
         other = object.__new__(Tile)
         other.__dict__.update(self.__dict__)
@@ -194,7 +194,8 @@ def smooth_1d(n: int, rng: np.random.Generator) -> np.ndarray:
 
 
 def _linspace(stop: float, n: int) -> np.ndarray:
-    """``np.linspace(0, stop, n)``, bit for bit, without its overhead (called ~10⁶ times per training run)."""
+    """``np.linspace(0, stop, n)``, bit for bit, without
+    its overhead (called ~10⁶ times per training run)."""
     if n < 2:
         return np.linspace(0, stop, n)
     ts = np.arange(n, dtype=np.float64) * (stop / (n - 1))
@@ -358,7 +359,8 @@ class DrawnSheet:
 def draw_sheet(sheet: Sheet, style: str, rng: np.random.Generator, *, px_per_u: float = 60,
                variant: str = "print", rendered: RenderedSheet | None = None,
                extras: bool = True) -> DrawnSheet:
-    """Render ``sheet`` filled in by hand in ``style``; ``extras`` adds ghosts, smudges, name, scores."""
+    """Render ``sheet`` filled in by hand in ``style``;
+    ``extras`` adds ghosts, smudges, name, scores."""
     rules = STYLE_RULES.get(style)
     if rules is None:
         raise ValueError(f"unknown style {style!r}: expected one of {', '.join(STYLES)}")
@@ -460,7 +462,8 @@ def draw_ghosts(inks: Inks, sheet: Sheet, hand: Hand, rng: np.random.Generator) 
 
 
 def draw_coins(inks: Inks, coins: int, rules: Style, hand: Hand, rng: np.random.Generator) -> int:
-    """Mark the first ``coins`` coins (shaded or crossed); some get crossed out again. Returns crossed."""
+    """Mark the first ``coins`` coins (shaded or crossed);
+    some get crossed out again. Returns crossed."""
     g = GEOMETRY
     mode = rng.choice(["shade", "cross", "scribble"], p=[0.55, 0.25, 0.2])
     pencil = "graphite" if rules.symbol == "graphite" or rng.random() < 0.5 else "farm"

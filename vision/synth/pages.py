@@ -1,5 +1,6 @@
 """Printings from scans: a flat image of a printed sheet whose cell-area corners are known, redrawn
-at any resolution as a :class:`~vision.synth.paper.RenderedSheet` for :func:`~vision.synth.make_photo`.
+at any resolution as a :class:`~vision.synth.paper.RenderedSheet` for
+:func:`~vision.synth.make_photo`.
 
 The synthetic photos otherwise show our own look-alike of the sheet (:func:`render_sheet`); a scan
 of another printing (a localised edition, a home print, the publisher's own files kept outside
@@ -25,7 +26,8 @@ CELL_AREA_U = np.float32([[0, 0], [GRID, 0], [GRID, GRID], [0, GRID]])
 
 @dataclass(frozen=True)
 class ScannedSheet:
-    """One sheet on a scanned page: the page, where its cell area lies on it, its side and printing."""
+    """One sheet on a scanned page: the page, where its
+    cell area lies on it, its side and printing."""
 
     page: np.ndarray  # BGR uint8
     corners_px: np.ndarray  # (4, 2) cell-area corners on the page: top-left, top-right, bottom-right, bottom-left
@@ -34,8 +36,8 @@ class ScannedSheet:
     margin_u: float = 0.0  # drawn beyond the sheet's outline on every side
 
     def render(self, side: str, px_per_u: float, variant: str, rng: np.random.Generator) -> RenderedSheet:
-        """The sheet at ``px_per_u`` (a :data:`vision.synth.photo.Printing`); ``variant`` "photocopy"
-        passes it through the photocopier, any other keeps the scan's own paper."""
+        """The sheet at ``px_per_u`` (a :data:`vision.synth.photo.Printing`); ``variant``
+        "photocopy" passes it through the photocopier, any other keeps the scan's own paper."""
         if side != self.side:
             raise ValueError(f"this scan shows side {self.side}, not side {side}")
         g, m = GEOMETRY.sheet, self.margin_u

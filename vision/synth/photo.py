@@ -9,15 +9,22 @@ shift, defocus or motion blur, sensor noise and JPEG compression. Everything ran
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable
+from typing import Any
 
 import cv2
 import numpy as np
 
 from scoring.sheet import Sheet
 from vision.layout import GEOMETRY, GRID
-from vision.synth.backgrounds import BACKGROUND_FAMILIES, BACKGROUNDS, background_family, make_background, second_sheet
+from vision.synth.backgrounds import (
+    BACKGROUND_FAMILIES,
+    BACKGROUNDS,
+    background_family,
+    make_background,
+    second_sheet,
+)
 from vision.synth.camera import Bend, Camera, place_camera
 from vision.synth.ink import STYLE_FAMILIES, STYLES, DrawnSheet, draw_sheet, style_family
 from vision.synth.maps import choose_sheet
@@ -186,7 +193,8 @@ def light_field(w: int, h: int, cond: dict[str, Any], rng: np.random.Generator) 
 
 
 def auto_exposure(img: np.ndarray, exposure: float, gains: np.ndarray) -> float:
-    """The phone's exposure gain: bright parts (97th percentile, after ``gains``) to ``235 × exposure``."""
+    """The phone's exposure gain: bright parts (97th
+    percentile, after ``gains``) to ``235 × exposure``."""
     sample = (img[::8, ::8] * gains).mean(axis=2)
     bright = float(np.percentile(sample, 97))
     return float(np.clip(235.0 * exposure / max(bright, 1.0), 0.3, 3.0))
@@ -201,7 +209,8 @@ def local_tone_gain(img: np.ndarray, strength: float) -> np.ndarray:
     return cv2.resize(gain, (w, h), interpolation=cv2.INTER_LINEAR)
 
 
-FINGER_SIDES = {  # where a finger may rest (sheet units): tip range along the inward axis, and direction
+# where a finger may rest (sheet units): tip range along the inward axis, and direction
+FINGER_SIDES = {
     "left": ((-0.95, -0.4), (1.0, 0.0)),
     "right": ((11.35, 11.8), (-1.0, 0.0)),
     "top": ((-3.6, -2.7), (0.0, 1.0)),
@@ -333,13 +342,16 @@ def make_photo(seed: int, *, sheet: Sheet | None = None, style: str | None = Non
                background_family: str | None = None, side: str | None = None,
                no_ink_twin: bool = False, printing: Printing | None = None,
                art_family: str | None = None) -> SynthPhoto:
-    """One synthetic phone photo of a filled-in sheet and its truth; the same seed gives the same photo.
+    """One synthetic phone photo of a filled-in sheet and its truth; the same seed gives the same
+    photo.
 
-    ``no_ink_twin`` also makes ``twin``: the photo the player's sheet would give with nothing drawn on
-    it (same paper, camera, light, noise draw, exposure and JPEG), so photo − twin is the ink's signal.
-    ``printing`` draws the empty printed sheet (default: our own look-alike, :func:`render_sheet`); the
-    photo's ``paper`` condition is handed to it as the variant. ``art_family`` picks one of
-    :data:`vision.synth.art.ART_FAMILIES` instead (randomised within the family by the photo's seed).
+    ``no_ink_twin`` also makes ``twin``: the photo the player's sheet would give with nothing drawn
+    on it (same paper, camera, light, noise draw, exposure and JPEG), so photo − twin is the ink's
+    signal. ``printing`` draws the empty printed sheet (default: our own look-alike,
+    :func:`render_sheet`); the photo's ``paper`` condition is handed to it as the variant.
+    ``art_family`` picks one of
+    :data:`vision.synth.art.ART_FAMILIES` instead (randomised within the family by the photo's
+    seed).
     """
     # one independent stream per decision, so pinning one choice leaves the others as they were
     maps_rng, style_rng, bg_rng, cond_rng, ink_rng, rng = (
@@ -373,8 +385,8 @@ def make_photo(seed: int, *, sheet: Sheet | None = None, style: str | None = Non
     return SynthPhoto(jpegs[0], truth, drawn, jpegs[1] if no_ink_twin else None)
 
 
-#: the conditions that place the camera and shape the paper: a retake keeps them, so the drawn sheet's
-#: render resolution still suits the camera
+#: the conditions that place the camera and shape the paper: a retake keeps them, so the drawn
+#: sheet's render resolution still suits the camera
 GEOMETRY_CONDITIONS = ("megapixels", "aspect", "landscape", "paper", "tilt_deg", "azimuth_deg", "roll_deg",
                        "hfov_deg", "fill", "offset", "k1", "k2", "bow_u", "bow_axis_deg", "curl_u", "curl_axis_deg",
                        "fold_u", "fold_axis_deg", "fold_offset_u")
@@ -382,7 +394,8 @@ GEOMETRY_CONDITIONS = ("megapixels", "aspect", "landscape", "paper", "tilt_deg",
 
 def retake(photo: SynthPhoto, take: int, condition: dict | None = None) -> SynthPhoto:
     """The same drawn sheet shot again from the same place: new light, shadow, white balance, blur,
-    noise, exposure, JPEG, fingers and table (``take`` ≥ 1 picks the draws; ``condition`` pins some).
+    noise, exposure, JPEG, fingers and table (``take`` ≥ 1 picks the draws; ``condition`` pins
+    some).
 
     Drawing the sheet is most of a photo's cost, so a retake gives training another photo for about
     half the price (``vision.train``, ``TrainConfig.takes``; measured, and not worth it
@@ -409,14 +422,16 @@ def retake(photo: SynthPhoto, take: int, condition: dict | None = None) -> Synth
 
 
 def without_ink(drawn: DrawnSheet) -> DrawnSheet:
-    """The sheet as printed, before the player drew on it; a zero graphite layer keeps the sheen's draws."""
+    """The sheet as printed, before the player drew on it;
+    a zero graphite layer keeps the sheen's draws."""
     graphite = None if drawn.graphite is None else np.zeros_like(drawn.graphite)
     return replace(drawn, image=drawn.rendered.image, graphite=graphite)
 
 
 def scene(drawn: DrawnSheet, camera: Camera, background: str, cond: dict[str, Any],
           rng: np.random.Generator) -> tuple[np.ndarray, list]:
-    """What reaches the lens (float32 BGR): table, sheet, objects and light. Also the finger tips."""
+    """What reaches the lens (float32 BGR): table,
+    sheet, objects and light. Also the finger tips."""
     w, h = camera.width, camera.height
     img = make_background(background, w, h, rng)
     if cond["second_sheet"]:
@@ -449,10 +464,11 @@ def scene(drawn: DrawnSheet, camera: Camera, background: str, cond: dict[str, An
 
 
 def capture(scenes: list[np.ndarray], camera: Camera, cond: dict[str, Any], rng: np.random.Generator) -> list[bytes]:
-    """What the phone makes of the scene: white balance, exposure, glare, blur, sharpening, noise, JPEG.
+    """What the phone makes of the scene: white balance, exposure, glare, blur, sharpening, noise,
+    JPEG.
 
-    The phone meters on ``scenes[0]``; any further scene (a no-ink twin) gets the same exposure, tone
-    gain, glare, noise draw and noise level, so the JPEGs differ only where the scenes do.
+    The phone meters on ``scenes[0]``; any further scene (a no-ink twin) gets the same exposure,
+    tone gain, glare, noise draw and noise level, so the JPEGs differ only where the scenes do.
     """
     w, h = camera.width, camera.height
     gains = np.array(cond["white_balance"], np.float32)
@@ -487,8 +503,9 @@ def capture(scenes: list[np.ndarray], camera: Camera, cond: dict[str, Any], rng:
 
 
 def noise_sigma(img: np.ndarray, noise: float) -> np.ndarray:
-    """The sensor noise's standard deviation at each pixel of a float BGR picture: stronger in bright
-    parts (shot noise), the brightness taken from a 1/16 copy; ``noise`` is the condition's level."""
+    """The sensor noise's standard deviation at each pixel of a float BGR picture: stronger in
+    bright parts (shot noise), the brightness taken from a 1/16 copy; ``noise`` is the condition's
+    level."""
     h, w = img.shape[:2]
     small = cv2.resize(img, (max(2, w // 16), max(2, h // 16)), interpolation=cv2.INTER_AREA)
     return np.sqrt(np.clip(cv2.resize(small.mean(axis=2), (w, h)), 1, 255) / 128) * noise
@@ -543,7 +560,8 @@ def photo_truth(drawn: DrawnSheet, camera: Camera, cond: dict, style: str, backg
 
 
 def truth_overlay(image: np.ndarray, truth: dict, max_side: int = 1600) -> np.ndarray:
-    """A debug picture: the photo (shrunk to ``max_side``) with the truth's grid, corners and coins."""
+    """A debug picture: the photo (shrunk to ``max_side``)
+    with the truth's grid, corners and coins."""
     scale = min(1.0, max_side / max(image.shape[:2]))
     out = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else image.copy()
     inter = np.array(truth["intersections"]) * scale
