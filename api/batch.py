@@ -74,12 +74,16 @@ class BatchOptions:
     cards: tuple[str, ...]  # edicts A, B, C, D
     season: str | None = None  # None: the four seasons on the same sheet (a quick look)
     side: str | None = None  # None: the reader decides per photo
-    validate_time_limit: float = 2.0  # the sheet-only legality search per sheet (then "cannot-tell")
+    validate_time_limit: float = (
+        2.0  # the sheet-only legality search per sheet (then "cannot-tell")
+    )
 
     def __post_init__(self) -> None:
         check_setup(self.cards)  # raises CardError (a ValueError) naming the problem
         if self.season is not None and self.season not in SEASON_BY_NAME:
-            raise BatchError(f"unknown season {self.season!r}; expected one of {', '.join(SEASON_BY_NAME)}")
+            raise BatchError(
+                f"unknown season {self.season!r}; expected one of {', '.join(SEASON_BY_NAME)}"
+            )
         if self.side not in (None, "A", "B"):
             raise BatchError(f"side must be A or B, got {self.side!r}")
 
@@ -100,12 +104,16 @@ class InputFile:
         if self.member is None:
             return self.path.read_bytes()
         if unsafe_member(self.member):
-            raise BatchError(f"{self.member!r} names a place outside the batch (absolute or with '..'); refused")
+            raise BatchError(
+                f"{self.member!r} names a place outside the batch (absolute or with '..'); refused"
+            )
         with zipfile.ZipFile(self.path) as z:
             info = z.getinfo(self.member)
             if info.file_size > MAX_FILE_BYTES:
-                raise BatchError(f"{self.member} is {info.file_size:,} bytes unpacked; the limit is "
-                                 f"{MAX_FILE_BYTES:,}")
+                raise BatchError(
+                    f"{self.member} is {info.file_size:,} bytes unpacked; the limit is "
+                    f"{MAX_FILE_BYTES:,}"
+                )
             return z.read(self.member)
 
 
@@ -124,13 +132,22 @@ def list_inputs(source: str | Path, exclude: tuple[Path, ...] = ()) -> list[Inpu
     hidden = lambda name: any(part.startswith((".", "__MACOSX")) for part in Path(name).parts)  # noqa: E731
     if src.is_dir():
         skip = {p.resolve() for p in exclude}
-        files = [p for p in src.rglob("*") if p.is_file() and not hidden(str(p.relative_to(src)))
-                 and p.resolve() not in skip and not p.name.endswith(JOURNAL_SUFFIX)]
+        files = [
+            p
+            for p in src.rglob("*")
+            if p.is_file()
+            and not hidden(str(p.relative_to(src)))
+            and p.resolve() not in skip
+            and not p.name.endswith(JOURNAL_SUFFIX)
+        ]
         items = [InputFile(str(p.relative_to(src)), p) for p in files]
     elif zipfile.is_zipfile(src):
         with zipfile.ZipFile(src) as z:
-            items = [InputFile(i.filename, src, i.filename) for i in z.infolist()  # unsafe names: error rows
-                     if not i.is_dir() and (unsafe_member(i.filename) or not hidden(i.filename))]
+            items = [
+                InputFile(i.filename, src, i.filename)
+                for i in z.infolist()  # unsafe names: error rows
+                if not i.is_dir() and (unsafe_member(i.filename) or not hidden(i.filename))
+            ]
     else:
         raise BatchError(f"{src} is neither a folder nor a zip file")
     return sorted(items, key=lambda i: i.name)
@@ -162,13 +179,20 @@ def read_sheet_file(name: str, data: bytes, side: str | None) -> tuple[Sheet, li
     """The sheet in a file, its low-confidence cells and the reader's warnings."""
     if Path(name).suffix.lower() in SHEET_SUFFIXES or looks_like_sheet_text(data):
         text = data.decode("utf-8", errors="replace")
-        sheet = Sheet.from_json(json.loads(text)) if text.lstrip().startswith("{") else Sheet.from_text(text)
+        sheet = (
+            Sheet.from_json(json.loads(text))
+            if text.lstrip().startswith("{")
+            else Sheet.from_text(text)
+        )
         return sheet, [], list(sheet.warnings)
     from vision import read_photo  # imported in the worker: the parent never needs OpenCV
 
     reading = read_photo(data, side=side)
     info = reading.to_json()
-    low = [c if isinstance(c, str) else cell_name(tuple(c)) for c in info.get("low_confidence_cells", [])]
+    low = [
+        c if isinstance(c, str) else cell_name(tuple(c))
+        for c in info.get("low_confidence_cells", [])
+    ]
     return reading.sheet, low, list(info.get("warnings", []))
 
 
@@ -192,19 +216,40 @@ def score_file(name: str, data: bytes, options: BatchOptions) -> dict:
         report = score_report(sheet, list(options.cards), options.season)
         legality, reasons = _legality(sheet, options.validate_time_limit)
     except Exception as e:  # noqa: BLE001 — a bad photo must never stop the batch
-        code = getattr(e, "code", None) or ("bad-sheet" if isinstance(e, (SheetError, json.JSONDecodeError))
-                                            else type(e).__name__)
-        return {"file": name, "status": "error", "error_code": str(code), "error": str(e) or type(e).__name__,
-                "seconds": round(time.perf_counter() - started, 3)}
+        code = getattr(e, "code", None) or (
+            "bad-sheet" if isinstance(e, (SheetError, json.JSONDecodeError)) else type(e).__name__
+        )
+        return {
+            "file": name,
+            "status": "error",
+            "error_code": str(code),
+            "error": str(e) or type(e).__name__,
+            "seconds": round(time.perf_counter() - started, 3),
+        }
     return {
-        "file": name, "status": "ok", "side": sheet.side, "coins": sheet.coins,
+        "file": name,
+        "status": "ok",
+        "side": sheet.side,
+        "coins": sheet.coins,
         "cells": [[t.value for t in row] for row in sheet.cells],
-        "cards": report["cards"], "edicts": report["edicts"],
-        "seasons": [{"season": s["season"], "edicts": s["edicts"], "coins": s["coins"],
-                     "monster_penalty": s["monster_penalty"], "total": s["total"]} for s in report["seasons"]],
+        "cards": report["cards"],
+        "edicts": report["edicts"],
+        "seasons": [
+            {
+                "season": s["season"],
+                "edicts": s["edicts"],
+                "coins": s["coins"],
+                "monster_penalty": s["monster_penalty"],
+                "total": s["total"],
+            }
+            for s in report["seasons"]
+        ],
         "monster_stars_lost": sum(s["monster_penalty"] for s in report["seasons"]),
-        "total": report["total"], "low_confidence_cells": low, "legality": legality,
-        "legality_reasons": reasons, "warnings": warnings + report["warnings"],
+        "total": report["total"],
+        "low_confidence_cells": low,
+        "legality": legality,
+        "legality_reasons": reasons,
+        "warnings": warnings + report["warnings"],
         "seconds": round(time.perf_counter() - started, 3),
     }
 
@@ -237,10 +282,14 @@ def read_journal(path: Path, options: BatchOptions) -> dict[str, dict]:
                 break
             if n == 0:
                 if entry.get("journal") != JOURNAL_KIND:
-                    raise BatchError(f"{path} is not a batch journal; delete it or choose another --out")
+                    raise BatchError(
+                        f"{path} is not a batch journal; delete it or choose another --out"
+                    )
                 if entry.get("options") != options.to_json():
-                    raise BatchError(f"{path} was made with other options ({entry.get('options')}); "
-                                     "use the same --cards/--season/--side, another --out, or --fresh")
+                    raise BatchError(
+                        f"{path} was made with other options ({entry.get('options')}); "
+                        "use the same --cards/--season/--side, another --out, or --fresh"
+                    )
             else:
                 done[entry["file"]] = entry
             good_bytes += len(line)
@@ -257,7 +306,9 @@ class Journal:
         new = not path.exists() or path.stat().st_size == 0
         self.file = path.open("ab")
         if new:
-            self._write({"journal": JOURNAL_KIND, "version": JOURNAL_VERSION, "options": options.to_json()})
+            self._write(
+                {"journal": JOURNAL_KIND, "version": JOURNAL_VERSION, "options": options.to_json()}
+            )
 
     def _write(self, entry: dict) -> None:
         self.file.write(json.dumps(entry, separators=(",", ":")).encode() + b"\n")
@@ -283,7 +334,9 @@ class BatchSummary:
     seconds: float
     out: str
     rows: list[dict] = field(default_factory=list, repr=False)
-    skipped_files: list[dict] = field(default_factory=list)  # file and reason: not a photo or a sheet
+    skipped_files: list[dict] = field(
+        default_factory=list
+    )  # file and reason: not a photo or a sheet
 
     @property
     def sheets_per_second(self) -> float:
@@ -300,7 +353,9 @@ def _forkserver() -> multiprocessing.context.BaseContext:
     """Workers forked from a clean single-threaded server, not from this process (forking a
     process whose OpenCV/BLAS threads hold locks can hang the child); the server imports the
     heavy modules once, so every pool after the first starts in a blink."""
-    os.environ.update(SINGLE_THREAD_ENV)  # before the server starts: its BLAS/OpenMP then use one thread,
+    os.environ.update(
+        SINGLE_THREAD_ENV
+    )  # before the server starts: its BLAS/OpenMP then use one thread,
     # as Dask's workers do, so the reader's arithmetic
     # (and so its readings) is the same on both paths
     ctx = multiprocessing.get_context("forkserver")
@@ -324,12 +379,19 @@ def make_executor(workers: int, scheduler: str | None) -> tuple[cf.Executor, Cal
             client.close()
 
         return executor, close
-    pool = cf.ProcessPoolExecutor(max_workers=workers, initializer=_worker_setup, mp_context=_forkserver())
+    pool = cf.ProcessPoolExecutor(
+        max_workers=workers, initializer=_worker_setup, mp_context=_forkserver()
+    )
     return pool, lambda: pool.shutdown(wait=True, cancel_futures=True)
 
 
-def run_pool(executor: cf.Executor, todo: list[tuple[InputFile, str]], options: BatchOptions,
-             window: int, score: ScoreFn) -> Iterator[tuple[str, dict]]:
+def run_pool(
+    executor: cf.Executor,
+    todo: list[tuple[InputFile, str]],
+    options: BatchOptions,
+    window: int,
+    score: ScoreFn,
+) -> Iterator[tuple[str, dict]]:
     """Score ``todo`` on the executor, at most ``window`` in flight; yield ``(digest, row)`` as
     done.
 
@@ -338,12 +400,19 @@ def run_pool(executor: cf.Executor, todo: list[tuple[InputFile, str]], options: 
     try:
         yield from _run_pool(executor, todo, options, window, score)
     except BrokenProcessPool:
-        raise BatchError("a worker process died (out of memory?); finished sheets are saved: "
-                         "rerun the same command to resume") from None
+        raise BatchError(
+            "a worker process died (out of memory?); finished sheets are saved: "
+            "rerun the same command to resume"
+        ) from None
 
 
-def _run_pool(executor: cf.Executor, todo: list[tuple[InputFile, str]], options: BatchOptions,
-              window: int, score: ScoreFn) -> Iterator[tuple[str, dict]]:
+def _run_pool(
+    executor: cf.Executor,
+    todo: list[tuple[InputFile, str]],
+    options: BatchOptions,
+    window: int,
+    score: ScoreFn,
+) -> Iterator[tuple[str, dict]]:
     pending: dict[cf.Future, tuple[InputFile, str]] = {}
     queue = iter(todo)
     while True:
@@ -359,9 +428,16 @@ def _run_pool(executor: cf.Executor, todo: list[tuple[InputFile, str]], options:
             error = fut.exception()
             if isinstance(error, BrokenProcessPool):
                 raise error
-            row = fut.result() if error is None else {
-                "file": item.name, "status": "error", "error_code": "worker-failed",
-                "error": f"{type(error).__name__}: {error}"}  # the task failed outside score_file
+            row = (
+                fut.result()
+                if error is None
+                else {
+                    "file": item.name,
+                    "status": "error",
+                    "error_code": "worker-failed",
+                    "error": f"{type(error).__name__}: {error}",
+                }
+            )  # the task failed outside score_file
             yield digest, row
 
 
@@ -383,16 +459,25 @@ def skip_reason(name: str, data: bytes) -> str | None:
     if text.lower().startswith("side"):
         return None  # the text form
     if not text.startswith("{"):
-        return "not a photo or a sheet file" if suffix != ".txt" else "text that is not a sheet (a sheet's text starts 'side')"
+        return (
+            "not a photo or a sheet file"
+            if suffix != ".txt"
+            else "text that is not a sheet (a sheet's text starts 'side')"
+        )
     try:
         parsed = json.loads(text)
     except json.JSONDecodeError:
         return None  # meant as a sheet, broken: fails with the parser's reason
-    return None if isinstance(parsed, dict) and "cells" in parsed else 'JSON without "cells": not a sheet'
+    return (
+        None
+        if isinstance(parsed, dict) and "cells" in parsed
+        else 'JSON without "cells": not a sheet'
+    )
 
 
-def load_todo(items: list[InputFile], done: dict[str, dict],
-              skipped: list[dict] | None = None) -> tuple[list[tuple[InputFile, str]], list[dict]]:
+def load_todo(
+    items: list[InputFile], done: dict[str, dict], skipped: list[dict] | None = None
+) -> tuple[list[tuple[InputFile, str]], list[dict]]:
     """Split inputs into sheets still to score (with their digest) and finished rows to keep; files
     that are not sheets go to ``skipped`` (file and reason)."""
     todo, kept = [], []
@@ -400,7 +485,14 @@ def load_todo(items: list[InputFile], done: dict[str, dict],
         try:
             data = item.read()
         except (OSError, BatchError, zipfile.BadZipFile) as e:
-            kept.append({"file": item.name, "status": "error", "error_code": "unreadable-file", "error": str(e)})
+            kept.append(
+                {
+                    "file": item.name,
+                    "status": "error",
+                    "error_code": "unreadable-file",
+                    "error": str(e),
+                }
+            )
             continue
         reason = skip_reason(item.name, data)
         if reason:
@@ -416,9 +508,18 @@ def load_todo(items: list[InputFile], done: dict[str, dict],
     return todo, kept
 
 
-def run_batch(source: str | Path, out: str | Path, options: BatchOptions, *, workers: int = 2,
-              scheduler: str | None = None, progress: bool = True, fresh: bool = False,
-              on_row: Callable[[dict, int, int], None] | None = None, score: ScoreFn | None = None) -> BatchSummary:
+def run_batch(
+    source: str | Path,
+    out: str | Path,
+    options: BatchOptions,
+    *,
+    workers: int = 2,
+    scheduler: str | None = None,
+    progress: bool = True,
+    fresh: bool = False,
+    on_row: Callable[[dict, int, int], None] | None = None,
+    score: ScoreFn | None = None,
+) -> BatchSummary:
     """Score every sheet of ``source`` into ``out`` (``.csv`` or ``.json``), resuming from the
     journal.
 
@@ -449,7 +550,9 @@ def run_batch(source: str | Path, out: str | Path, options: BatchOptions, *, wor
         if todo:
             executor, close = make_executor(workers, scheduler)
             try:
-                for digest, row in run_pool(executor, todo, options, 2 * workers + 2, score or score_file):
+                for digest, row in run_pool(
+                    executor, todo, options, 2 * workers + 2, score or score_file
+                ):
                     journal.add(digest, row)
                     rows.append(row)
                     bar.update(1)
@@ -463,22 +566,33 @@ def run_batch(source: str | Path, out: str | Path, options: BatchOptions, *, wor
     rows = rank_rows(rows)
     write_results(out, rows, options, fmt, skipped)
     failed = sum(1 for r in rows if r["status"] != "ok")
-    return BatchSummary(sheets, resumed, len(todo), failed, time.perf_counter() - started, str(out), rows, skipped)
+    return BatchSummary(
+        sheets, resumed, len(todo), failed, time.perf_counter() - started, str(out), rows, skipped
+    )
 
 
 def _progress_bar(total: int, initial: int, enabled: bool):
     """tqdm's bar on standard error: done/total, sheets/s, ETA."""
     from tqdm import tqdm
 
-    return tqdm(total=total, initial=initial, unit="sheet", desc="batch", disable=not enabled,
-                dynamic_ncols=True, smoothing=0.1)
+    return tqdm(
+        total=total,
+        initial=initial,
+        unit="sheet",
+        desc="batch",
+        disable=not enabled,
+        dynamic_ncols=True,
+        smoothing=0.1,
+    )
 
 
 # ---- the results file ----------------------------------------------------------------------------
 def rank_rows(rows: list[dict]) -> list[dict]:
     """Rows sorted by file name, each readable sheet given its ``place`` (ties share a place)."""
     rows = sorted(rows, key=lambda r: r["file"])
-    ok = {r["file"]: _Total(r["total"], r["monster_stars_lost"]) for r in rows if r["status"] == "ok"}
+    ok = {
+        r["file"]: _Total(r["total"], r["monster_stars_lost"]) for r in rows if r["status"] == "ok"
+    }
     places = {s.player: s.place for s in rank_players(ok)}  # type: ignore[arg-type]
     for r in rows:
         r["place"] = places.get(r["file"])
@@ -501,40 +615,96 @@ def output_format(out: Path) -> str:
 def ranking(rows: list[dict]) -> list[dict]:
     """The readable sheets from first place down."""
     ok = [r for r in rows if r["status"] == "ok"]
-    return [{"place": r["place"], "file": r["file"], "total": r["total"],
-             "monster_stars_lost": r["monster_stars_lost"]}
-            for r in sorted(ok, key=lambda r: (r["place"], r["file"]))]
+    return [
+        {
+            "place": r["place"],
+            "file": r["file"],
+            "total": r["total"],
+            "monster_stars_lost": r["monster_stars_lost"],
+        }
+        for r in sorted(ok, key=lambda r: (r["place"], r["file"]))
+    ]
 
 
-def results_json(rows: list[dict], options: BatchOptions, skipped: list[dict] | None = None) -> dict:
+def results_json(
+    rows: list[dict], options: BatchOptions, skipped: list[dict] | None = None
+) -> dict:
     """The JSON results: every sheet, the ranking, the sheets that could not be scored and the
     files that were not sheets."""
     clean = [{k: v for k, v in r.items() if k != "seconds"} for r in rows]
-    return {"options": options.to_json(), "sheets": clean, "ranking": ranking(rows),
-            "failed": [{"file": r["file"], "error_code": r["error_code"], "error": r["error"]}
-                       for r in rows if r["status"] != "ok"],
-            "skipped": list(skipped or [])}
+    return {
+        "options": options.to_json(),
+        "sheets": clean,
+        "ranking": ranking(rows),
+        "failed": [
+            {"file": r["file"], "error_code": r["error_code"], "error": r["error"]}
+            for r in rows
+            if r["status"] != "ok"
+        ],
+        "skipped": list(skipped or []),
+    }
 
 
-CSV_COLUMNS = ["file", "status", "place", "total", "side", "coins", "edict_A", "edict_B", "edict_C", "edict_D",
-               "spring", "summer", "fall", "winter", "monster_stars_lost", "legality", "legality_reasons",
-               "low_confidence_cells", "cells", "error_code", "error", "warnings"]
+CSV_COLUMNS = [
+    "file",
+    "status",
+    "place",
+    "total",
+    "side",
+    "coins",
+    "edict_A",
+    "edict_B",
+    "edict_C",
+    "edict_D",
+    "spring",
+    "summer",
+    "fall",
+    "winter",
+    "monster_stars_lost",
+    "legality",
+    "legality_reasons",
+    "low_confidence_cells",
+    "cells",
+    "error_code",
+    "error",
+    "warnings",
+]
 
 
 def csv_row(r: dict) -> dict:
     """One sheet as a flat CSV row: stars per edict, total per season, cells as the text form."""
     if r["status"] != "ok":
-        return {"file": r["file"], "status": r["status"], "error_code": r.get("error_code", ""),
-                "error": r.get("error", "")}
-    row = {k: r[k] for k in ("file", "status", "place", "total", "side", "coins", "monster_stars_lost", "legality")}
+        return {
+            "file": r["file"],
+            "status": r["status"],
+            "error_code": r.get("error_code", ""),
+            "error": r.get("error", ""),
+        }
+    row = {
+        k: r[k]
+        for k in (
+            "file",
+            "status",
+            "place",
+            "total",
+            "side",
+            "coins",
+            "monster_stars_lost",
+            "legality",
+        )
+    }
     for edict, slug in r["edicts"].items():
         row[f"edict_{edict}"] = f"{slug}={r['cards'][slug]}"
     for s in r["seasons"]:
         row[s["season"]] = s["total"]
     row["legality_reasons"] = " | ".join(r["legality_reasons"])
     row["low_confidence_cells"] = " ".join(r["low_confidence_cells"])
-    row["cells"] = "/".join(Sheet.from_json({"side": r["side"], "cells": r["cells"], "coins": r["coins"]})
-                            .to_text().replace(" ", "").splitlines()[1:])
+    row["cells"] = "/".join(
+        Sheet.from_json({"side": r["side"], "cells": r["cells"], "coins": r["coins"]})
+        .to_text()
+        .replace(" ", "")
+        .splitlines()[1:]
+    )
     row["warnings"] = " | ".join(r["warnings"])
     return row
 
@@ -549,10 +719,15 @@ def results_csv(rows: list[dict]) -> str:
     return buf.getvalue()
 
 
-def write_results(out: Path, rows: list[dict], options: BatchOptions, fmt: str,
-                  skipped: list[dict] | None = None) -> None:
+def write_results(
+    out: Path, rows: list[dict], options: BatchOptions, fmt: str, skipped: list[dict] | None = None
+) -> None:
     """Write the results file atomically (a temporary file renamed over it)."""
-    text = results_csv(rows) if fmt == "csv" else json.dumps(results_json(rows, options, skipped), indent=1) + "\n"
+    text = (
+        results_csv(rows)
+        if fmt == "csv"
+        else json.dumps(results_json(rows, options, skipped), indent=1) + "\n"
+    )
     tmp = out.with_name(out.name + ".tmp")
     tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, out)

@@ -48,9 +48,15 @@ class JobProgress:
         elapsed = time.monotonic() - self.started if self.started else 0.0
         rate = self.done / elapsed if elapsed > 0 and self.done else 0.0
         eta = (self.total - self.done) / rate if rate else None
-        return {"status": self.status, "total": self.total, "done": self.done, "failed": self.failed,
-                "sheets_per_second": round(rate, 3), "eta_seconds": None if eta is None else round(eta, 1),
-                **({"error": self.error} if self.error else {})}
+        return {
+            "status": self.status,
+            "total": self.total,
+            "done": self.done,
+            "failed": self.failed,
+            "sheets_per_second": round(rate, 3),
+            "eta_seconds": None if eta is None else round(eta, 1),
+            **({"error": self.error} if self.error else {}),
+        }
 
 
 class BatchJobs:
@@ -78,14 +84,26 @@ class BatchJobs:
             source = "inputs.zip"
         else:
             if any(data.startswith(ZIP_MAGIC) for _, data in files):
-                raise ApiError("bad-batch", "send either one zip or several photos, not zips among photos", "photos")
+                raise ApiError(
+                    "bad-batch",
+                    "send either one zip or several photos, not zips among photos",
+                    "photos",
+                )
             (folder / "inputs").mkdir()
             used: set[str] = set()
             for name, data in files:
                 (folder / "inputs" / safe_name(name, used)).write_bytes(data)
             source = "inputs"
-        (folder / "job.json").write_text(json.dumps({"id": job_id, "source": source, "options": options.to_json(),
-                                                     "created": time.time()}))
+        (folder / "job.json").write_text(
+            json.dumps(
+                {
+                    "id": job_id,
+                    "source": source,
+                    "options": options.to_json(),
+                    "created": time.time(),
+                }
+            )
+        )
         self.start(job_id)
         return job_id
 
@@ -94,7 +112,9 @@ class BatchJobs:
             if self.progress.get(job_id) and self.progress[job_id].status in ("queued", "running"):
                 return
             self.progress[job_id] = JobProgress()
-        threading.Thread(target=self._run, args=(job_id,), daemon=True, name=f"batch-{job_id}").start()
+        threading.Thread(
+            target=self._run, args=(job_id,), daemon=True, name=f"batch-{job_id}"
+        ).start()
 
     def _run(self, job_id: str) -> None:
         folder = self.root / job_id
@@ -110,9 +130,19 @@ class BatchJobs:
         with self.turn:
             progress.status, progress.started = "running", time.monotonic()
             try:
-                summary = run_batch(folder / spec["source"], folder / "results.json", options, workers=self.workers,
-                                    progress=False, on_row=on_row)
-                progress.total, progress.done, progress.failed = summary.total, summary.total, summary.failed
+                summary = run_batch(
+                    folder / spec["source"],
+                    folder / "results.json",
+                    options,
+                    workers=self.workers,
+                    progress=False,
+                    on_row=on_row,
+                )
+                progress.total, progress.done, progress.failed = (
+                    summary.total,
+                    summary.total,
+                    summary.failed,
+                )
                 progress.status = "done"
             except Exception as e:  # noqa: BLE001 — reported in the job's status
                 progress.status, progress.error = "failed", f"{type(e).__name__}: {e}"
@@ -134,8 +164,16 @@ class BatchJobs:
         progress = self.progress.get(job_id)
         if results.exists() and (progress is None or progress.status in ("done", "failed")):
             rows = json.loads(results.read_text())["sheets"]
-            info = progress.to_json() if progress else {"status": "done", "total": len(rows), "done": len(rows),
-                                                        "failed": sum(r["status"] != "ok" for r in rows)}
+            info = (
+                progress.to_json()
+                if progress
+                else {
+                    "status": "done",
+                    "total": len(rows),
+                    "done": len(rows),
+                    "failed": sum(r["status"] != "ok" for r in rows),
+                }
+            )
             return info, rows, options
         rows = journal_rows(journal_path(results))
         info = progress.to_json() if progress else {"status": "stopped", "done": len(rows)}
@@ -174,5 +212,7 @@ def count_sheets(files: list[tuple[str, bytes]]) -> int:
             with zipfile.ZipFile(io.BytesIO(files[0][1])) as z:
                 return sum(not i.is_dir() for i in z.infolist())
         except (zipfile.BadZipFile, ValueError):
-            raise ApiError("bad-batch", "the zip cannot be opened (damaged or not a zip)", "photos") from None
+            raise ApiError(
+                "bad-batch", "the zip cannot be opened (damaged or not a zip)", "photos"
+            ) from None
     return len(files)

@@ -48,7 +48,9 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.flush()  # a closed pipe shows here, not at exit
         return status
     except BrokenPipeError:  # the reader of our output stopped (``| head``): nothing to say
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so the exit's own flush stays quiet
+        os.dup2(
+            os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno()
+        )  # so the exit's own flush stays quiet
         return 0
     except CliError as e:
         print(f"cartographers {args.command}: {e}", file=sys.stderr)
@@ -62,12 +64,17 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as e:  # a bug: still one line, the traceback on request
         if os.environ.get("CARTOGRAPHERS_DEBUG"):
             raise
-        print(f"cartographers {args.command}: internal error: {type(e).__name__}: {e} "
-              "(set CARTOGRAPHERS_DEBUG=1 for the traceback)", file=sys.stderr)
+        print(
+            f"cartographers {args.command}: internal error: {type(e).__name__}: {e} "
+            "(set CARTOGRAPHERS_DEBUG=1 for the traceback)",
+            file=sys.stderr,
+        )
         return 1
 
 
-if __name__ == "__main__":  # ``python -m api.cli``: run the imported module's main, so its CliError is the one
+if (
+    __name__ == "__main__"
+):  # ``python -m api.cli``: run the imported module's main, so its CliError is the one
     # the commands raise (this file also runs as __main__)
     from api.cli import main as imported_main
 

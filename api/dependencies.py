@@ -34,7 +34,9 @@ class CpuWork:
 
     def __init__(self, settings: Settings):
         self.settings = settings
-        self._limiter: anyio.CapacityLimiter | None = None  # made inside the event loop, on first use
+        self._limiter: anyio.CapacityLimiter | None = (
+            None  # made inside the event loop, on first use
+        )
 
     async def run(self, fn: Callable, *args: Any) -> Any:
         """``fn(*args)`` in a worker thread, so the event loop keeps answering.
@@ -48,16 +50,22 @@ class CpuWork:
         async with self._limiter:
             try:
                 with anyio.fail_after(limit):
-                    return await anyio.to_thread.run_sync(partial(fn, *args), abandon_on_cancel=True)
+                    return await anyio.to_thread.run_sync(
+                        partial(fn, *args), abandon_on_cancel=True
+                    )
             except TimeoutError:
-                raise ApiError("timeout", f"the work took longer than the {limit:g} s limit") from None
+                raise ApiError(
+                    "timeout", f"the work took longer than the {limit:g} s limit"
+                ) from None
 
 
 def init_state(app: FastAPI, settings: Settings) -> None:
     """Everything the routes share, on ``app.state``; nothing is opened yet."""
     app.state.settings = settings
     app.state.cpu = CpuWork(settings)
-    app.state.game_database_url = None  # None: CARTOGRAPHERS_DATABASE_URL, else the default SQLite file
+    app.state.game_database_url = (
+        None  # None: CARTOGRAPHERS_DATABASE_URL, else the default SQLite file
+    )
     app.state.game_store = None  # opened by the lifespan, or on first use
     app.state.batch_config = (batch_root(), settings.cpu_threads)  # (job folders, worker processes)
     app.state.batch_jobs = None  # opened on first use

@@ -29,39 +29,61 @@ class ErrorKind:
 
 #: code → status and meaning, for every route of the service (photos, sheets, games, batch): the one
 #: table, never changed at run time. Codes are part of the public contract: add, never rename.
-ERRORS: Mapping[str, ErrorKind] = MappingProxyType({
-    "bad-json": ErrorKind(400, "the request body is not valid JSON"),
-    "empty-file": ErrorKind(400, "the uploaded photo has no bytes"),
-    "not-found": ErrorKind(404, "no such route"),
-    "method-not-allowed": ErrorKind(405, "the route exists but not for this HTTP method"),
-    "too-large": ErrorKind(413, "the request body is over the service's upload limit"),
-    "too-many-pixels": ErrorKind(413, "the photo has more pixels than the service accepts"),
-    "not-an-image": ErrorKind(415, "the upload is not an image (checked from its bytes, not its name)"),
-    "heic-unsupported": ErrorKind(415, "HEIC/HEIF photos need the reader's optional HEIC extra; send a JPEG"),
-    "unsupported-media-type": ErrorKind(415, "the body's Content-Type is not JSON on a route that takes JSON"),
-    "invalid-request": ErrorKind(422, "a field is missing or has the wrong type"),
-    "bad-sheet": ErrorKind(422, "the sheet JSON is not a possible sheet (field names the place)"),
-    "bad-cards": ErrorKind(422, "unknown, repeated or too few scoring cards"),
-    "bad-season": ErrorKind(422, "the season is not spring, summer, fall or winter"),
-    "bad-log": ErrorKind(422, "the card log JSON is malformed (message names the field)"),
-    "no-grid": ErrorKind(422, "no map grid could be found in the photo"),
-    "wrong-side": ErrorKind(422, "the photo does not show the requested sheet side"),
-    "unreadable-photo": ErrorKind(422, "the photo was decoded but the sheet could not be read"),
-    "internal-error": ErrorKind(500, "a bug in the service: logged with a traceback under the answer's `error_id`"),
-    "reader-unavailable": ErrorKind(503, "the photo reader (or its trained model) is not installed"),
-    "validator-unavailable": ErrorKind(503, "the legality validator is not installed in this build"),
-    "timeout": ErrorKind(504, "the work took longer than the service's time limit"),
-    # tracked games (api/routes_games.py)
-    "bad-game": ErrorKind(422, "the game setup is not possible (players, side)"),
-    "game-not-found": ErrorKind(404, "no game with this id"),
-    "player-not-found": ErrorKind(404, "no player of this name in the game"),
-    "season-not-found": ErrorKind(404, "that player's sheet for that season is not in yet"),
-    "season-conflict": ErrorKind(409, "the season is already in, a later one is, or an earlier one is missing"),
-    "sheet-rejected": ErrorKind(422, "the season sheet contradicts the earlier season or the cards (cells named)"),
-    # batch jobs (api/routes_batch.py)
-    "job-not-found": ErrorKind(404, "no batch job with this id"),
-    "bad-batch": ErrorKind(422, "the batch request holds no files, or a zip that cannot be opened"),
-})
+ERRORS: Mapping[str, ErrorKind] = MappingProxyType(
+    {
+        "bad-json": ErrorKind(400, "the request body is not valid JSON"),
+        "empty-file": ErrorKind(400, "the uploaded photo has no bytes"),
+        "not-found": ErrorKind(404, "no such route"),
+        "method-not-allowed": ErrorKind(405, "the route exists but not for this HTTP method"),
+        "too-large": ErrorKind(413, "the request body is over the service's upload limit"),
+        "too-many-pixels": ErrorKind(413, "the photo has more pixels than the service accepts"),
+        "not-an-image": ErrorKind(
+            415, "the upload is not an image (checked from its bytes, not its name)"
+        ),
+        "heic-unsupported": ErrorKind(
+            415, "HEIC/HEIF photos need the reader's optional HEIC extra; send a JPEG"
+        ),
+        "unsupported-media-type": ErrorKind(
+            415, "the body's Content-Type is not JSON on a route that takes JSON"
+        ),
+        "invalid-request": ErrorKind(422, "a field is missing or has the wrong type"),
+        "bad-sheet": ErrorKind(
+            422, "the sheet JSON is not a possible sheet (field names the place)"
+        ),
+        "bad-cards": ErrorKind(422, "unknown, repeated or too few scoring cards"),
+        "bad-season": ErrorKind(422, "the season is not spring, summer, fall or winter"),
+        "bad-log": ErrorKind(422, "the card log JSON is malformed (message names the field)"),
+        "no-grid": ErrorKind(422, "no map grid could be found in the photo"),
+        "wrong-side": ErrorKind(422, "the photo does not show the requested sheet side"),
+        "unreadable-photo": ErrorKind(422, "the photo was decoded but the sheet could not be read"),
+        "internal-error": ErrorKind(
+            500, "a bug in the service: logged with a traceback under the answer's `error_id`"
+        ),
+        "reader-unavailable": ErrorKind(
+            503, "the photo reader (or its trained model) is not installed"
+        ),
+        "validator-unavailable": ErrorKind(
+            503, "the legality validator is not installed in this build"
+        ),
+        "timeout": ErrorKind(504, "the work took longer than the service's time limit"),
+        # tracked games (api/routes_games.py)
+        "bad-game": ErrorKind(422, "the game setup is not possible (players, side)"),
+        "game-not-found": ErrorKind(404, "no game with this id"),
+        "player-not-found": ErrorKind(404, "no player of this name in the game"),
+        "season-not-found": ErrorKind(404, "that player's sheet for that season is not in yet"),
+        "season-conflict": ErrorKind(
+            409, "the season is already in, a later one is, or an earlier one is missing"
+        ),
+        "sheet-rejected": ErrorKind(
+            422, "the season sheet contradicts the earlier season or the cards (cells named)"
+        ),
+        # batch jobs (api/routes_batch.py)
+        "job-not-found": ErrorKind(404, "no batch job with this id"),
+        "bad-batch": ErrorKind(
+            422, "the batch request holds no files, or a zip that cannot be opened"
+        ),
+    }
+)
 
 
 class ErrorBody(BaseModel):
@@ -70,8 +92,11 @@ class ErrorBody(BaseModel):
     code: str = Field(description="stable machine-readable error code (see docs/service.md)")
     message: str = Field(description="what went wrong, for a person")
     field: str | None = Field(None, description="the input field at fault, when there is one")
-    error_id: str | None = Field(None, description="`internal-error` only: the id of the traceback in the "
-                                                   "service's log, to quote in a bug report")
+    error_id: str | None = Field(
+        None,
+        description="`internal-error` only: the id of the traceback in the "
+        "service's log, to quote in a bug report",
+    )
 
 
 class ApiError(Exception):
@@ -88,9 +113,13 @@ class ApiError(Exception):
         return ERRORS[self.code].status
 
 
-def error_response(code: str, message: str, field: str | None = None, error_id: str | None = None) -> JSONResponse:
+def error_response(
+    code: str, message: str, field: str | None = None, error_id: str | None = None
+) -> JSONResponse:
     """The JSON response for one error."""
-    body = ErrorBody(code=code, message=message, field=field, error_id=error_id).model_dump(exclude_none=True)
+    body = ErrorBody(code=code, message=message, field=field, error_id=error_id).model_dump(
+        exclude_none=True
+    )
     return JSONResponse(body, status_code=ERRORS[code].status)
 
 
@@ -100,8 +129,10 @@ def error_responses(*codes: str) -> dict[int | str, dict]:
     for code in codes:
         by_status.setdefault(ERRORS[code].status, []).append(code)
     return {
-        status: {"model": ErrorBody,
-                 "description": "; ".join(f"`{c}`: {ERRORS[c].meaning}" for c in sorted(set(cs)))}
+        status: {
+            "model": ErrorBody,
+            "description": "; ".join(f"`{c}`: {ERRORS[c].meaning}" for c in sorted(set(cs))),
+        }
         for status, cs in sorted(by_status.items())
     }
 
@@ -122,19 +153,29 @@ async def on_api_error(_: Request, exc: ApiError) -> JSONResponse:
 async def on_validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
     first = exc.errors()[0] if exc.errors() else {}
     if first.get("type") == "json_invalid":
-        return error_response("bad-json", f"the request body is not valid JSON: {first.get('msg', '')}".rstrip(": "))
+        return error_response(
+            "bad-json", f"the request body is not valid JSON: {first.get('msg', '')}".rstrip(": ")
+        )
     sent = request.headers.get("content-type", "").split(";")[0].strip()
-    if tuple(first.get("loc", ())) == ("body",) and sent and "json" not in sent:  # a JSON route got a non-JSON body
-        return error_response("unsupported-media-type", f"this route takes a JSON body (Content-Type: "
-                              f"application/json), not {sent}")
+    if (
+        tuple(first.get("loc", ())) == ("body",) and sent and "json" not in sent
+    ):  # a JSON route got a non-JSON body
+        return error_response(
+            "unsupported-media-type",
+            f"this route takes a JSON body (Content-Type: application/json), not {sent}",
+        )
     message, where = _validation_message(exc)
     return error_response("invalid-request", message, where)
 
 
 async def on_http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
-    code = {404: "not-found", 405: "method-not-allowed", 413: "too-large"}.get(exc.status_code, "invalid-request")
+    code = {404: "not-found", 405: "method-not-allowed", 413: "too-large"}.get(
+        exc.status_code, "invalid-request"
+    )
     where = f"{request.method} {request.url.path}"
-    message = {404: f"no such route: {where}", 405: f"{where} is not allowed"}.get(exc.status_code, str(exc.detail))
+    message = {404: f"no such route: {where}", 405: f"{where} is not allowed"}.get(
+        exc.status_code, str(exc.detail)
+    )
     response = error_response(code, message)
     response.headers.update(exc.headers or {})  # 405 keeps its Allow header (RFC 9110)
     return response
@@ -144,10 +185,19 @@ async def on_unexpected(request: Request, exc: Exception) -> JSONResponse:
     """A bug: the traceback goes to the log under a fresh
     id; the client gets the id, not the internals."""
     error_id = uuid.uuid4().hex[:12]
-    log.error("internal error %s on %s %s", error_id, request.method, request.url.path,
-              exc_info=(type(exc), exc, exc.__traceback__))
-    return error_response("internal-error", f"the service failed on this request (a bug, logged as {error_id}); "
-                          "please report it with that id", error_id=error_id)
+    log.error(
+        "internal error %s on %s %s",
+        error_id,
+        request.method,
+        request.url.path,
+        exc_info=(type(exc), exc, exc.__traceback__),
+    )
+    return error_response(
+        "internal-error",
+        f"the service failed on this request (a bug, logged as {error_id}); "
+        "please report it with that id",
+        error_id=error_id,
+    )
 
 
 async def on_game_error(_: Request, exc: Exception) -> JSONResponse:

@@ -41,7 +41,13 @@ MAX_PLAYERS = 100  # the box says 1–100 players
 class GameError(ValueError):
     """A request about a game that cannot be carried out. ``code`` is the API error code."""
 
-    def __init__(self, code: str, message: str, cells: list[str] | None = None, reasons: list[dict] | None = None):
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        cells: list[str] | None = None,
+        reasons: list[dict] | None = None,
+    ):
         super().__init__(message)
         self.code, self.message = code, message
         self.cells = cells or []
@@ -61,7 +67,9 @@ class GameSetup:
     def __post_init__(self) -> None:
         names = [p.strip() for p in self.players]
         if not 1 <= len(names) <= MAX_PLAYERS or not all(names):
-            raise GameError("bad-game", f"a game needs 1 to {MAX_PLAYERS} players with non-empty names")
+            raise GameError(
+                "bad-game", f"a game needs 1 to {MAX_PLAYERS} players with non-empty names"
+            )
         if len(set(names)) != len(names):
             raise GameError("bad-game", "two players have the same name")
         if self.side not in SIDES:
@@ -78,14 +86,20 @@ def check_revealed(season: str, cards: list[str]) -> None:
     """A season name and a list of explore/ambush card
     slugs, or ``GameError`` naming the bad one."""
     if season not in SEASON_BY_NAME:
-        raise GameError("bad-season", f"unknown season {season!r}; expected one of {', '.join(SEASON_NAMES)}")
+        raise GameError(
+            "bad-season", f"unknown season {season!r}; expected one of {', '.join(SEASON_NAMES)}"
+        )
     if not isinstance(cards, list) or not cards:
-        raise GameError("bad-log", f"the cards revealed in {season} must be a non-empty list of card slugs")
+        raise GameError(
+            "bad-log", f"the cards revealed in {season} must be a non-empty list of card slugs"
+        )
     for slug in cards:
         try:
             get_deck_card(slug)
         except (ValueError, KeyError, TypeError):
-            raise GameError("bad-log", f"{season}: unknown explore or ambush card {slug!r}") from None
+            raise GameError(
+                "bad-log", f"{season}: unknown explore or ambush card {slug!r}"
+            ) from None
 
 
 # ---- reading the database ------------------------------------------------------------------------
@@ -101,12 +115,16 @@ def _player(game: GameRow, player: str) -> PlayerRow:
         if p.name == player:
             return p
     names = ", ".join(p.name for p in game.players)
-    raise GameError("player-not-found", f"no player {player!r} in game {game.id} (players: {names})")
+    raise GameError(
+        "player-not-found", f"no player {player!r} in game {game.id} (players: {names})"
+    )
 
 
 def _season_index(season: str) -> int:
     if season not in SEASON_BY_NAME:
-        raise GameError("bad-season", f"unknown season {season!r}; expected one of {', '.join(SEASON_NAMES)}")
+        raise GameError(
+            "bad-season", f"unknown season {season!r}; expected one of {', '.join(SEASON_NAMES)}"
+        )
     return SEASON_NAMES.index(season)
 
 
@@ -119,11 +137,24 @@ def game_json(session, game: GameRow) -> dict:
     """The game as the API shows it: setup, revealed cards and which season sheets are in."""
     sheets = _sheets(session, game.id)
     return {
-        "id": game.id, "name": game.name, "side": game.side, "cards": list(game.cards),
-        "edicts": dict(zip("ABCD", game.cards)), "created_at": game.created_at.isoformat(),
-        "players": [{"name": p.name, "seat": p.seat,
-                     "seasons": [SEASON_NAMES[s] for s in range(4) if (p.id, s) in sheets]} for p in game.players],
-        "revealed": {r.season: list(r.cards) for r in sorted(game.revealed, key=lambda r: SEASON_NAMES.index(r.season))},
+        "id": game.id,
+        "name": game.name,
+        "side": game.side,
+        "cards": list(game.cards),
+        "edicts": dict(zip("ABCD", game.cards)),
+        "created_at": game.created_at.isoformat(),
+        "players": [
+            {
+                "name": p.name,
+                "seat": p.seat,
+                "seasons": [SEASON_NAMES[s] for s in range(4) if (p.id, s) in sheets],
+            }
+            for p in game.players
+        ],
+        "revealed": {
+            r.season: list(r.cards)
+            for r in sorted(game.revealed, key=lambda r: SEASON_NAMES.index(r.season))
+        },
     }
 
 
@@ -147,8 +178,16 @@ def list_games(store: Store) -> list[dict]:
     """Every game, newest first, without the season sheets."""
     with store.transaction() as s:
         games = s.scalars(select(GameRow).order_by(GameRow.created_at.desc()))
-        return [{"id": g.id, "name": g.name, "side": g.side, "players": [p.name for p in g.players],
-                 "created_at": g.created_at.isoformat()} for g in games]
+        return [
+            {
+                "id": g.id,
+                "name": g.name,
+                "side": g.side,
+                "players": [p.name for p in g.players],
+                "created_at": g.created_at.isoformat(),
+            }
+            for g in games
+        ]
 
 
 def reveal_cards(store: Store, game_id: str, season: str, cards: list[str]) -> dict:
@@ -177,16 +216,27 @@ def changes_since(previous: Sheet, sheet: Sheet, previous_season: str) -> list[P
     """What the new sheet changed that no later season
     can change: drawn cells, lost coins, the side."""
     if sheet.side != previous.side:
-        return [Problem(f"the sheet is side {sheet.side}; this game is played on side {previous.side}")]
+        return [
+            Problem(f"the sheet is side {sheet.side}; this game is played on side {previous.side}")
+        ]
     problems = []
     for cell, before in previous.drawn_cells().items():
         after = sheet.terrain(cell)
         if after is not before:
-            problems.append(Problem(f"cell {cell_name(cell)} was {before.value} at the end of {previous_season}, "
-                                    f"now {after.value}: nothing drawn earlier may change", (cell_name(cell),)))
+            problems.append(
+                Problem(
+                    f"cell {cell_name(cell)} was {before.value} at the end of {previous_season}, "
+                    f"now {after.value}: nothing drawn earlier may change",
+                    (cell_name(cell),),
+                )
+            )
     if sheet.coins < previous.coins:
-        problems.append(Problem(f"coins went down from {previous.coins} at the end of {previous_season} to "
-                                f"{sheet.coins}: a filled coin stays filled"))
+        problems.append(
+            Problem(
+                f"coins went down from {previous.coins} at the end of {previous_season} to "
+                f"{sheet.coins}: a filled coin stays filled"
+            )
+        )
     return problems
 
 
@@ -198,25 +248,38 @@ def validator():
         return None
 
 
-def season_log(players: int, side: str, revealed: dict[str, list[str]], season_index: int) -> dict | None:
+def season_log(
+    players: int, side: str, revealed: dict[str, list[str]], season_index: int
+) -> dict | None:
     """The card log ``scoring.validate`` takes, up to this
     season, when every season's cards are known."""
     names = SEASON_NAMES[: season_index + 1]
     if not all(n in revealed for n in names) or not 1 <= players <= 5:
         return None
-    return {"players": players, "side": side, "seasons": [{"season": n, "cards": list(revealed[n])} for n in names]}
+    return {
+        "players": players,
+        "side": side,
+        "seasons": [{"season": n, "cards": list(revealed[n])} for n in names],
+    }
 
 
-def explain_new_cells(sheet: Sheet, earlier: list[Sheet], log: dict | None, time_limit: float) -> dict:
+def explain_new_cells(
+    sheet: Sheet, earlier: list[Sheet], log: dict | None, time_limit: float
+) -> dict:
     """The validator's verdict on this season's new cells, given the sheets at the end of the
     earlier seasons (spring first) and the card log up to this season when known."""
     validate = validator()
     if validate is None:
-        return {"verdict": "unchecked", "reasons": [{"message": "this build has no legality validator", "cells": []}]}
+        return {
+            "verdict": "unchecked",
+            "reasons": [{"message": "this build has no legality validator", "cells": []}],
+        }
     try:
         return validate(sheet, log=log, previous=earlier or None, time_limit=time_limit).to_json()
     except ValueError as e:  # a card log the validator refuses
-        raise GameError("bad-log", f"the revealed cards do not form a valid card log: {e}") from None
+        raise GameError(
+            "bad-log", f"the revealed cards do not form a valid card log: {e}"
+        ) from None
 
 
 def _verdict_cells(verdict: dict) -> list[str]:
@@ -236,18 +299,25 @@ class UploadContext:
     player_id: int
     index: int  # season 0…3
     cards: tuple[str, ...]
-    earlier: tuple[Sheet, ...]  # the player's sheets at the end of the earlier seasons, spring first
+    earlier: tuple[
+        Sheet, ...
+    ]  # the player's sheets at the end of the earlier seasons, spring first
     previous: Sheet  # the last of those, or the blank sheet before spring
     previous_row: int | None  # its row id, re-checked when writing
     log: dict | None  # the card log up to this season, when known
 
 
 def _season_row(session, player_id: int, index: int) -> SeasonSheetRow | None:
-    return session.scalar(select(SeasonSheetRow).where(SeasonSheetRow.player_id == player_id,
-                                                       SeasonSheetRow.season_index == index))
+    return session.scalar(
+        select(SeasonSheetRow).where(
+            SeasonSheetRow.player_id == player_id, SeasonSheetRow.season_index == index
+        )
+    )
 
 
-def _upload_context(store: Store, game_id: str, player: str, season: str, replace: bool) -> UploadContext:
+def _upload_context(
+    store: Store, game_id: str, player: str, season: str, replace: bool
+) -> UploadContext:
     """Step 1: the game, the player's earlier sheets
     and the card log; refuse out-of-order uploads."""
     index = _season_index(season)
@@ -256,41 +326,76 @@ def _upload_context(store: Store, game_id: str, player: str, season: str, replac
         me = _player(game, player)
         sheets = _sheets(s, game_id)
         if (me.id, index) in sheets and not replace:
-            raise GameError("season-conflict", f"{player}'s {season} sheet is already in; to correct it, send it "
-                            "again with replace (HTTP replace=true, CLI --replace)")
+            raise GameError(
+                "season-conflict",
+                f"{player}'s {season} sheet is already in; to correct it, send it "
+                "again with replace (HTTP replace=true, CLI --replace)",
+            )
         later = [SEASON_NAMES[k] for k in range(index + 1, 4) if (me.id, k) in sheets]
         if later:
-            raise GameError("season-conflict", f"{player}'s {later[0]} sheet is already in, so {season} can no longer change")
+            raise GameError(
+                "season-conflict",
+                f"{player}'s {later[0]} sheet is already in, so {season} can no longer change",
+            )
         if index and (me.id, index - 1) not in sheets:
-            raise GameError("season-conflict", f"upload {player}'s {SEASON_NAMES[index - 1]} sheet before {season}")
+            raise GameError(
+                "season-conflict",
+                f"upload {player}'s {SEASON_NAMES[index - 1]} sheet before {season}",
+            )
         earlier = tuple(Sheet.from_json(sheets[(me.id, k)].sheet) for k in range(index))
         revealed = {r.season: r.cards for r in game.revealed}
-        return UploadContext(me.id, index, tuple(game.cards), earlier, earlier[-1] if earlier else Sheet.blank(game.side),
-                             sheets[(me.id, index - 1)].id if index else None,
-                             season_log(len(game.players), game.side, revealed, index))
+        return UploadContext(
+            me.id,
+            index,
+            tuple(game.cards),
+            earlier,
+            earlier[-1] if earlier else Sheet.blank(game.side),
+            sheets[(me.id, index - 1)].id if index else None,
+            season_log(len(game.players), game.side, revealed, index),
+        )
 
 
 def _check_upload(ctx: UploadContext, sheet: Sheet, season: str, time_limit: float) -> dict:
     """Step 2 (slow, outside any transaction): the earlier
     season unchanged, the new cells explained."""
-    problems = changes_since(ctx.previous, sheet, SEASON_NAMES[ctx.index - 1] if ctx.index else "the setup")
+    problems = changes_since(
+        ctx.previous, sheet, SEASON_NAMES[ctx.index - 1] if ctx.index else "the setup"
+    )
     if problems:
-        raise GameError("sheet-rejected", "; ".join(p.message for p in problems), [c for p in problems for c in p.cells],
-                        [{"message": p.message, "cells": list(p.cells)} for p in problems])
+        raise GameError(
+            "sheet-rejected",
+            "; ".join(p.message for p in problems),
+            [c for p in problems for c in p.cells],
+            [{"message": p.message, "cells": list(p.cells)} for p in problems],
+        )
     verdict = explain_new_cells(sheet, list(ctx.earlier), ctx.log, time_limit)
     if verdict.get("verdict") == "illegal":
         reasons = verdict.get("reasons", [])
-        raise GameError("sheet-rejected", f"the cells new in {season} cannot come from that season: "
-                        + "; ".join(r.get("message", "") for r in reasons), _verdict_cells(verdict), reasons)
+        raise GameError(
+            "sheet-rejected",
+            f"the cells new in {season} cannot come from that season: "
+            + "; ".join(r.get("message", "") for r in reasons),
+            _verdict_cells(verdict),
+            reasons,
+        )
     return verdict
 
 
-def _store_upload(store: Store, game_id: str, ctx: UploadContext, row: SeasonSheetRow, who: str, replace: bool) -> None:
+def _store_upload(
+    store: Store, game_id: str, ctx: UploadContext, row: SeasonSheetRow, who: str, replace: bool
+) -> None:
     """Step 3: one write transaction, re-checking what step 1 read (optimistic concurrency)."""
     try:
         with store.transaction() as s:
-            if ctx.index and getattr(_season_row(s, ctx.player_id, ctx.index - 1), "id", None) != ctx.previous_row:
-                raise GameError("season-conflict", f"{who}: the previous season's sheet changed meanwhile; send again")
+            if (
+                ctx.index
+                and getattr(_season_row(s, ctx.player_id, ctx.index - 1), "id", None)
+                != ctx.previous_row
+            ):
+                raise GameError(
+                    "season-conflict",
+                    f"{who}: the previous season's sheet changed meanwhile; send again",
+                )
             old = _season_row(s, ctx.player_id, ctx.index)
             if old is not None:
                 if not replace:
@@ -299,25 +404,56 @@ def _store_upload(store: Store, game_id: str, ctx: UploadContext, row: SeasonShe
                 s.flush()
             s.add(row)
     except IntegrityError:
-        raise GameError("season-conflict", f"{who} arrived twice at once; the first one is kept") from None
+        raise GameError(
+            "season-conflict", f"{who} arrived twice at once; the first one is kept"
+        ) from None
 
 
-def upload_season(store: Store, game_id: str, player: str, season: str, sheet: Sheet, *, source: str = "sheet",
-                  reading: dict | None = None, replace: bool = False, time_limit: float = 5.0) -> dict:
+def upload_season(
+    store: Store,
+    game_id: str,
+    player: str,
+    season: str,
+    sheet: Sheet,
+    *,
+    source: str = "sheet",
+    reading: dict | None = None,
+    replace: bool = False,
+    time_limit: float = 5.0,
+) -> dict:
     """Check, score and store one player's sheet at the
     end of one season; ``GameError`` if refused."""
     ctx = _upload_context(store, game_id, player, season, replace)
     verdict = _check_upload(ctx, sheet, season, time_limit)
     score = score_season(sheet, ctx.cards, season)
     reading = reading or {}
-    checks = {"legality": verdict, "low_confidence_cells": reading.get("low_confidence_cells", []),
-              "warnings": list(sheet.warnings) + list(reading.get("warnings", [])), "log_known": ctx.log is not None}
-    row = SeasonSheetRow(game_id=game_id, player_id=ctx.player_id, season_index=ctx.index, sheet=sheet.to_json(),
-                         source=source, score=score.to_json(), total=score.total,
-                         monster_penalty=score.monster_penalty, checks=checks)
+    checks = {
+        "legality": verdict,
+        "low_confidence_cells": reading.get("low_confidence_cells", []),
+        "warnings": list(sheet.warnings) + list(reading.get("warnings", [])),
+        "log_known": ctx.log is not None,
+    }
+    row = SeasonSheetRow(
+        game_id=game_id,
+        player_id=ctx.player_id,
+        season_index=ctx.index,
+        sheet=sheet.to_json(),
+        source=source,
+        score=score.to_json(),
+        total=score.total,
+        monster_penalty=score.monster_penalty,
+        checks=checks,
+    )
     _store_upload(store, game_id, ctx, row, f"{player}'s {season} sheet", replace)
-    return {"game": game_id, "player": player, "season": season, "source": source, "score": score.to_json(),
-            "checks": checks, "sheet": sheet.to_json()}
+    return {
+        "game": game_id,
+        "player": player,
+        "season": season,
+        "source": source,
+        "score": score.to_json(),
+        "checks": checks,
+        "sheet": sheet.to_json(),
+    }
 
 
 def season_sheet(store: Store, game_id: str, player: str, season: str) -> dict:
@@ -325,12 +461,23 @@ def season_sheet(store: Store, game_id: str, player: str, season: str) -> dict:
     index = _season_index(season)
     with store.transaction() as s:
         me = _player(_game(s, game_id), player)
-        row = s.scalar(select(SeasonSheetRow).where(SeasonSheetRow.player_id == me.id,
-                                                    SeasonSheetRow.season_index == index))
+        row = s.scalar(
+            select(SeasonSheetRow).where(
+                SeasonSheetRow.player_id == me.id, SeasonSheetRow.season_index == index
+            )
+        )
         if row is None:
             raise GameError("season-not-found", f"no {season} sheet for {player} yet")
-        return {"game": game_id, "player": player, "season": season, "source": row.source, "sheet": row.sheet,
-                "score": row.score, "checks": row.checks, "uploaded_at": row.created_at.isoformat()}
+        return {
+            "game": game_id,
+            "player": player,
+            "season": season,
+            "source": row.source,
+            "sheet": row.sheet,
+            "score": row.score,
+            "checks": row.checks,
+            "uploaded_at": row.created_at.isoformat(),
+        }
 
 
 # ---- standings -----------------------------------------------------------------------------------
@@ -359,19 +506,41 @@ def standings(store: Store, game_id: str) -> dict:
                 continue
             if p.name in present:
                 r = running[p.name]
-                running[p.name] = RunningTotal(r.total + row.total, r.monster_stars_lost + row.monster_penalty)
-            scores.append({"player": p.name, "seat": p.seat, "season_total": row.total,
-                           "monster_penalty": row.monster_penalty,
-                           "edicts": [{"edict": e["edict"], "card": e["card"], "stars": e["stars"]}
-                                      for e in row.score["edicts"]], "coins": row.score["coins"]})
+                running[p.name] = RunningTotal(
+                    r.total + row.total, r.monster_stars_lost + row.monster_penalty
+                )
+            scores.append(
+                {
+                    "player": p.name,
+                    "seat": p.seat,
+                    "season_total": row.total,
+                    "monster_penalty": row.monster_penalty,
+                    "edicts": [
+                        {"edict": e["edict"], "card": e["card"], "stars": e["stars"]}
+                        for e in row.score["edicts"]
+                    ],
+                    "coins": row.score["coins"],
+                }
+            )
         if not scores:
             break
         ranked = rank_players({n: running[n] for n in present})  # type: ignore[arg-type]
-        out["seasons"].append({
-            "season": name, "complete": len(scores) == len(players), "scores": scores,
-            "standings": [{"player": st.player, "place": st.place, "total": st.total,
-                           "monster_stars_lost": st.monster_stars_lost} for st in ranked],
-        })
+        out["seasons"].append(
+            {
+                "season": name,
+                "complete": len(scores) == len(players),
+                "scores": scores,
+                "standings": [
+                    {
+                        "player": st.player,
+                        "place": st.place,
+                        "total": st.total,
+                        "monster_stars_lost": st.monster_stars_lost,
+                    }
+                    for st in ranked
+                ],
+            }
+        )
     last = out["seasons"][-1] if out["seasons"] else None
     if last and last["season"] == "winter" and last["complete"]:
         out["final"] = last["standings"]

@@ -29,7 +29,12 @@ router = APIRouter(include_in_schema=False)
 @health_router.get("/health", response_model=schemas.Health)
 async def health(request: Request):
     """Liveness, the version, and which optional parts this build has."""
-    return {"status": "ok", "version": request.app.version, "reader": True, "validator": True}  # both always now
+    return {
+        "status": "ok",
+        "version": request.app.version,
+        "reader": True,
+        "validator": True,
+    }  # both always now
 
 
 @router.get("/")
@@ -39,10 +44,18 @@ async def page():
 
 @router.get("/docs")
 async def docs(request: Request) -> HTMLResponse:
-    assets = {"swagger_js_url": "/docs-assets/swagger-ui-bundle.js",
-              "swagger_css_url": "/docs-assets/swagger-ui.css",
-              "swagger_favicon_url": "/docs-assets/favicon-32x32.png"} if swagger_ui_path else {}
-    return get_swagger_ui_html(openapi_url="/openapi.json", title=f"{request.app.title} — API", **assets)
+    assets = (
+        {
+            "swagger_js_url": "/docs-assets/swagger-ui-bundle.js",
+            "swagger_css_url": "/docs-assets/swagger-ui.css",
+            "swagger_favicon_url": "/docs-assets/favicon-32x32.png",
+        }
+        if swagger_ui_path
+        else {}
+    )
+    return get_swagger_ui_html(
+        openapi_url="/openapi.json", title=f"{request.app.title} — API", **assets
+    )
 
 
 def mount_files(app: FastAPI) -> None:

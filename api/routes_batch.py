@@ -22,13 +22,26 @@ from scoring.report import parse_cards
 router = APIRouter(prefix="/v1/batch", tags=["batch"])
 
 
-@router.post("", status_code=202, summary="Start scoring a pile of photos",
-             responses=error_responses("invalid-request", "too-large", "bad-cards", "bad-season", "bad-batch"))
-async def start(settings: SettingsDep, jobs: BatchJobsDep,
-                photos: list[UploadFile] = File(description="several sheet photos (or sheet .json files), or one zip"),
-                cards: str = Form(description="the four cards under edicts A–D, comma-separated slugs"),
-                season: str | None = Form(None, description="spring, summer, fall or winter; omitted: all four"),
-                side: str | None = Form(None, description="'A' or 'B' if every sheet is that side")):
+@router.post(
+    "",
+    status_code=202,
+    summary="Start scoring a pile of photos",
+    responses=error_responses(
+        "invalid-request", "too-large", "bad-cards", "bad-season", "bad-batch"
+    ),
+)
+async def start(
+    settings: SettingsDep,
+    jobs: BatchJobsDep,
+    photos: list[UploadFile] = File(
+        description="several sheet photos (or sheet .json files), or one zip"
+    ),
+    cards: str = Form(description="the four cards under edicts A–D, comma-separated slugs"),
+    season: str | None = Form(
+        None, description="spring, summer, fall or winter; omitted: all four"
+    ),
+    side: str | None = Form(None, description="'A' or 'B' if every sheet is that side"),
+):
     """Answers at once with the job id; poll ``GET /v1/batch/{id}``."""
     try:
         slugs = parse_cards(cards)
@@ -46,20 +59,35 @@ async def start(settings: SettingsDep, jobs: BatchJobsDep,
         raise ApiError("bad-batch", "the request holds no non-empty files", "photos")
     limit, count = settings.max_batch_files, count_sheets(files)
     if count > limit:
-        raise ApiError("bad-batch", f"the batch holds {count:,} files; the limit is {limit:,}", "photos")
+        raise ApiError(
+            "bad-batch", f"the batch holds {count:,} files; the limit is {limit:,}", "photos"
+        )
     options = BatchOptions(tuple(slugs), season or None, side or None)
     job_id = jobs.create(files, options)
     return {"id": job_id, "status": "queued", "total": len(files), "url": f"/v1/batch/{job_id}"}
 
 
-@router.get("/{job_id}", summary="A batch job's progress and results",
-            responses={**error_responses("job-not-found"),
-                       200: {"content": {"application/json": {}, "text/csv": {}},
-                             "description": "progress and the results so far (all once status is done)"}})
-async def status(job_id: str, jobs: BatchJobsDep,
-                 format: str = Query("json", pattern="^(json|csv)$", description="json or csv")):
+@router.get(
+    "/{job_id}",
+    summary="A batch job's progress and results",
+    responses={
+        **error_responses("job-not-found"),
+        200: {
+            "content": {"application/json": {}, "text/csv": {}},
+            "description": "progress and the results so far (all once status is done)",
+        },
+    },
+)
+async def status(
+    job_id: str,
+    jobs: BatchJobsDep,
+    format: str = Query("json", pattern="^(json|csv)$", description="json or csv"),
+):
     info, rows, options = jobs.status(job_id)
     if format == "csv":
-        return PlainTextResponse(results_csv(rows), media_type="text/csv",
-                                 headers={"Content-Disposition": f'attachment; filename="batch-{job_id}.csv"'})
+        return PlainTextResponse(
+            results_csv(rows),
+            media_type="text/csv",
+            headers={"Content-Disposition": f'attachment; filename="batch-{job_id}.csv"'},
+        )
     return {"id": job_id, **info, "results": results_json(rows, options)}

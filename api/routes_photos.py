@@ -14,11 +14,18 @@ from api.errors import error_responses
 router = APIRouter(prefix="/v1", tags=["photo"])
 
 
-@router.post("/read", response_model=schemas.Reading, summary="Read a photo of a map sheet",
-             responses=error_responses(*work.PHOTO_ERRORS))
-async def read(settings: SettingsDep, cpu: CpuDep,
-               photo: UploadFile = File(description="a photo of one map sheet (JPEG, PNG, WebP)"),
-               side: str | None = Form(None, description="'A' or 'B' if known; read from the photo otherwise")):
+@router.post(
+    "/read",
+    response_model=schemas.Reading,
+    summary="Read a photo of a map sheet",
+    responses=error_responses(*work.PHOTO_ERRORS),
+)
+async def read(
+    settings: SettingsDep,
+    cpu: CpuDep,
+    photo: UploadFile = File(description="a photo of one map sheet (JPEG, PNG, WebP)"),
+    side: str | None = Form(None, description="'A' or 'B' if known; read from the photo otherwise"),
+):
     """The reading: side, cells, coins, confidences,
     warnings and each cell's outline in photo pixels."""
     side = work.check_side(side)
@@ -28,13 +35,21 @@ async def read(settings: SettingsDep, cpu: CpuDep,
     return reading.to_json()
 
 
-@router.post("/score", response_model=schemas.PhotoScore, response_model_exclude_none=True,
-             summary="Read and score a photo", responses=error_responses(*work.PHOTO_ERRORS, "bad-cards", "bad-season"))
-async def score(settings: SettingsDep, cpu: CpuDep,
-                photo: UploadFile = File(description="a photo of one map sheet"),
-                cards: str = Form(description="the four cards under edicts A–D, comma-separated slugs"),
-                season: str | None = Form(None, description="spring, summer, fall or winter"),
-                side: str | None = Form(None, description="'A' or 'B' if known")):
+@router.post(
+    "/score",
+    response_model=schemas.PhotoScore,
+    response_model_exclude_none=True,
+    summary="Read and score a photo",
+    responses=error_responses(*work.PHOTO_ERRORS, "bad-cards", "bad-season"),
+)
+async def score(
+    settings: SettingsDep,
+    cpu: CpuDep,
+    photo: UploadFile = File(description="a photo of one map sheet"),
+    cards: str = Form(description="the four cards under edicts A–D, comma-separated slugs"),
+    season: str | None = Form(None, description="spring, summer, fall or winter"),
+    side: str | None = Form(None, description="'A' or 'B' if known"),
+):
     """Reading + score breakdown + the sheet-only legality verdict."""
     side = work.check_side(side)
     data = await photo.read()

@@ -17,20 +17,42 @@ from scoring.terrain import DRAWABLE, Terrain
 router = APIRouter(prefix="/v1")
 
 
-@router.post("/score-map", response_model=schemas.ScoreReport, response_model_exclude_none=True,
-             tags=["sheet"], summary="Score a sheet (e.g. after corrections)",
-             responses=error_responses(*work.WORK_ERRORS, "bad-json", "invalid-request", "bad-sheet", "bad-cards",
-                                       "bad-season", "unsupported-media-type"))
+@router.post(
+    "/score-map",
+    response_model=schemas.ScoreReport,
+    response_model_exclude_none=True,
+    tags=["sheet"],
+    summary="Score a sheet (e.g. after corrections)",
+    responses=error_responses(
+        *work.WORK_ERRORS,
+        "bad-json",
+        "invalid-request",
+        "bad-sheet",
+        "bad-cards",
+        "bad-season",
+        "unsupported-media-type",
+    ),
+)
 async def score_map(body: schemas.ScoreMapRequest, cpu: CpuDep):
     """The score breakdown with each card's evidence cells, per season."""
     return await cpu.run(work.score_sheet, body.sheet.model_dump(), body.cards, body.season)
 
 
-@router.post("/validate", response_model=schemas.Verdict, tags=["sheet"],
-             summary="Could this sheet come from a real game?",
-             responses=error_responses(*work.WORK_ERRORS, "bad-json", "invalid-request", "bad-sheet", "bad-log",
-                                       "validator-unavailable",  # kept in the contract; every build has it now
-                                       "unsupported-media-type"))
+@router.post(
+    "/validate",
+    response_model=schemas.Verdict,
+    tags=["sheet"],
+    summary="Could this sheet come from a real game?",
+    responses=error_responses(
+        *work.WORK_ERRORS,
+        "bad-json",
+        "invalid-request",
+        "bad-sheet",
+        "bad-log",
+        "validator-unavailable",  # kept in the contract; every build has it now
+        "unsupported-media-type",
+    ),
+)
 async def validate(body: schemas.ValidateRequest, settings: SettingsDep, cpu: CpuDep):
     """The verdict (legal, illegal or cannot-tell) and its reasons, with the cells concerned."""
     return await cpu.run(work.validate_sheet, body.model_dump(), settings.validate_time_limit)
@@ -39,19 +61,31 @@ async def validate(body: schemas.ValidateRequest, settings: SettingsDep, cpu: Cp
 @router.get("/cards", response_model=schemas.Cards, tags=["reference"])
 async def cards():
     """The sixteen scoring cards (name, back, solo value, rule in our words) and the seasons."""
-    return {"cards": [c.to_json() for c in CARDS.values()], "backs": list(BACKS),
-            "seasons": [{"name": s.name, "time": s.time, "edicts": list(s.edicts)} for s in SEASONS]}
+    return {
+        "cards": [c.to_json() for c in CARDS.values()],
+        "backs": list(BACKS),
+        "seasons": [{"name": s.name, "time": s.time, "edicts": list(s.edicts)} for s in SEASONS],
+    }
 
 
 @router.get("/sides", response_model=schemas.Sides, tags=["reference"])
 async def sides():
     """The printed layout of each sheet side: mountains, ruins and wasteland cells."""
-    return {"sides": [side_json(s) for s in SIDES.values()], "terrains": [t.value for t in Terrain],
-            "drawable": [t.value for t in DRAWABLE]}
+    return {
+        "sides": [side_json(s) for s in SIDES.values()],
+        "terrains": [t.value for t in Terrain],
+        "drawable": [t.value for t in DRAWABLE],
+    }
 
 
 def side_json(side) -> dict:
     """A printed side layout as JSON, cells as sorted ``[row, col]`` pairs."""
     cells = lambda s: [list(c) for c in sorted(s)]  # noqa: E731
-    return {"name": side.name, "title": side.title, "size": side.size, "mountains": cells(side.mountains),
-            "ruins": cells(side.ruins), "wasteland": cells(side.wasteland)}
+    return {
+        "name": side.name,
+        "title": side.title,
+        "size": side.size,
+        "mountains": cells(side.mountains),
+        "ruins": cells(side.ruins),
+        "wasteland": cells(side.wasteland),
+    }

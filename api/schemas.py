@@ -29,6 +29,7 @@ class Open(BaseModel):
 #: forest in the A1 corner, 2 coins ("Try it out" works).
 EXAMPLE_SHEET = Sheet.blank("A").with_cells({(0, 0): Terrain.FOREST}, coins=2).to_json()
 
+
 class SheetJson(BaseModel):
     """One filled-in map sheet (docs/formats.md): 11
     rows of 11 terrain names, and the filled coins."""
@@ -36,14 +37,16 @@ class SheetJson(BaseModel):
     model_config = ConfigDict(extra="allow", json_schema_extra={"example": EXAMPLE_SHEET})
 
     side: str = Field(description="'A' or 'B'")
-    cells: list[list[str]] = Field(description="cells[row][col]: empty, forest, village, farm, water, "
-                                               "monster, mountain or wasteland")
+    cells: list[list[str]] = Field(
+        description="cells[row][col]: empty, forest, village, farm, water, "
+        "monster, mountain or wasteland"
+    )
     coins: int = Field(0, description="filled coins on the coin track")
 
 
 CardsField = Field(
     description="the four scoring cards under edicts A, B, C, D (a list of slugs or one "
-                "comma-separated string), or 'all' for all sixteen (then no seasons)",
+    "comma-separated string), or 'all' for all sixteen (then no seasons)",
     examples=[["sentinel-wood", "canal-lake", "wildholds", "borderlands"]],
 )
 
@@ -51,14 +54,19 @@ CardsField = Field(
 class ScoreMapRequest(BaseModel):
     sheet: SheetJson
     cards: list[str] | str = CardsField
-    season: str | None = Field(None, description="spring, summer, fall or winter; omitted: all "
-                                                 "four seasons scored on this same sheet")
+    season: str | None = Field(
+        None,
+        description="spring, summer, fall or winter; omitted: all "
+        "four seasons scored on this same sheet",
+    )
 
 
 class ValidateRequest(BaseModel):
     sheet: SheetJson
     log: Any = Field(None, description="the game's card log (docs/game-engine.md), if kept")
-    previous: SheetJson | None = Field(None, description="the same player's sheet at the end of the previous season")
+    previous: SheetJson | None = Field(
+        None, description="the same player's sheet at the end of the previous season"
+    )
 
 
 # ---- responses --------------------------------------------------------------------------------
@@ -68,13 +76,19 @@ class Reading(Open):
     side: str
     cells: list[list[str]]
     coins: int
-    confidence: list[list[float]] = Field(description="11 × 11, 0…1, how sure the reader is of each cell")
+    confidence: list[list[float]] = Field(
+        description="11 × 11, 0…1, how sure the reader is of each cell"
+    )
     coin_confidence: Any = Field(None, description="how sure the reader is of the coin count")
     low_confidence_cells: list[Pair] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
-    grid_corners: list[list[float]] = Field(default_factory=list, description="the cell area's four corners in photo pixels")
+    grid_corners: list[list[float]] = Field(
+        default_factory=list, description="the cell area's four corners in photo pixels"
+    )
     cell_outlines: list[list[list[list[float]]]] = Field(
-        default_factory=list, description="11 × 11 × 4 corners × [x, y] in photo pixels, for drawing the overlay")
+        default_factory=list,
+        description="11 × 11 × 4 corners × [x, y] in photo pixels, for drawing the overlay",
+    )
 
 
 class Evidence(Open):
@@ -107,8 +121,12 @@ class ScoreReport(Open):
     monster_cells: list[Pair] = Field(description="the empty cells that cost a star")
     warnings: list[str]
     cards: dict[str, int] = Field(description="card slug → stars on this sheet")
-    evidence: dict[str, list[Evidence]] = Field(description="card slug → the cell groups that earned its stars")
-    edicts: dict[str, str] | None = Field(None, description="edict letter → card slug (not with 'all')")
+    evidence: dict[str, list[Evidence]] = Field(
+        description="card slug → the cell groups that earned its stars"
+    )
+    edicts: dict[str, str] | None = Field(
+        None, description="edict letter → card slug (not with 'all')"
+    )
     seasons: list[SeasonScore] | None = None
     total: int | None = Field(None, description="sum of the seasons' totals (not with 'all')")
 
@@ -129,7 +147,9 @@ class Verdict(Open):
 class PhotoScore(Open):
     reading: Reading
     score: ScoreReport
-    legality: Verdict | None = Field(description="the sheet-only verdict; null when the validator is not installed")
+    legality: Verdict | None = Field(
+        description="the sheet-only verdict; null when the validator is not installed"
+    )
 
 
 class Card(Open):

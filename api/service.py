@@ -44,19 +44,31 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         title="Cartographers scorer",
         version=package_version(),
         description="Read a photo of a Cartographers map sheet, score it, check it could come "
-                    "from a "
-                    "real game. Errors answer `{\"code\", \"message\"}`; codes are listed per route.",
-        docs_url=None, redoc_url=None, lifespan=lifespan,
+        "from a "
+        'real game. Errors answer `{"code", "message"}`; codes are listed per route.',
+        docs_url=None,
+        redoc_url=None,
+        lifespan=lifespan,
     )
     init_state(app, settings)
     install_handlers(app)
     app.add_exception_handler(games.GameError, on_game_error)
     app.add_middleware(BodyLimit, limit=settings.max_upload_bytes)
     if settings.cors_origins:
-        app.add_middleware(CORSMiddleware, allow_origins=list(settings.cors_origins),
-                           allow_methods=["GET", "POST"], allow_headers=["*"])
-    for router in (routes_photos.router, routes_sheets.router, pages.health_router, routes_games.router,
-                   routes_batch.router, pages.router):
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=list(settings.cors_origins),
+            allow_methods=["GET", "POST"],
+            allow_headers=["*"],
+        )
+    for router in (
+        routes_photos.router,
+        routes_sheets.router,
+        pages.health_router,
+        routes_games.router,
+        routes_batch.router,
+        pages.router,
+    ):
         app.include_router(router)
     pages.mount_files(app)
     return app
@@ -107,6 +119,9 @@ class BodyLimit:
         await self.app(scope, replay, send)
 
     async def refuse(self, size: str, scope, receive, send):
-        response = error_response("too-large", f"the request is {size}; the limit is {self.limit:,} bytes "
-                                  f"({self.limit / 1_000_000:g} MB)")
+        response = error_response(
+            "too-large",
+            f"the request is {size}; the limit is {self.limit:,} bytes "
+            f"({self.limit / 1_000_000:g} MB)",
+        )
         await response(scope, receive, send)

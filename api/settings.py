@@ -30,7 +30,9 @@ class Settings:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
         for name in ("time_limit", "validate_time_limit"):
             if not getattr(self, name) > 0:
-                raise ValueError(f"{name} must be a positive number of seconds, got {getattr(self, name)}")
+                raise ValueError(
+                    f"{name} must be a positive number of seconds, got {getattr(self, name)}"
+                )
 
     def with_overrides(self, **changes: object) -> Settings:
         """A copy with the given fields replaced; ``None`` values are ignored."""

@@ -13,8 +13,14 @@ MAX_SHEET_BYTES = 1_000_000  # a sheet is ~2 kB; anything this big is not a shee
 #: File signatures worth naming when one is given where a sheet file is expected. The reader's own
 #: table (``vision.load.image_kind``) is not imported here: loading ``vision`` would cost
 #: ``score-map`` and ``validate``, which never read photos, five times their start-up.
-_SIGNATURES = ((b"\xff\xd8\xff", "a JPEG photo"), (b"\x89PNG", "a PNG photo"), (b"%PDF", "a PDF"),
-               (b"PK\x03\x04", "a ZIP archive"), (b"GIF8", "a GIF image"), (b"RIFF", "a WebP image"))
+_SIGNATURES = (
+    (b"\xff\xd8\xff", "a JPEG photo"),
+    (b"\x89PNG", "a PNG photo"),
+    (b"%PDF", "a PDF"),
+    (b"PK\x03\x04", "a ZIP archive"),
+    (b"GIF8", "a GIF image"),
+    (b"RIFF", "a WebP image"),
+)
 
 
 def binary_kind(raw: bytes) -> str | None:
@@ -47,14 +53,22 @@ def load_sheet(path: str | Path) -> Sheet:
     raw = p.read_bytes()
     kind = binary_kind(raw)
     if kind:
-        hint = "read a photo with cartographers read or score" if "photo" in kind else "see docs/formats.md"
-        raise SheetError(f"{p} is {kind}, not a sheet file (a sheet is JSON or the text form; {hint})")
+        hint = (
+            "read a photo with cartographers read or score"
+            if "photo" in kind
+            else "see docs/formats.md"
+        )
+        raise SheetError(
+            f"{p} is {kind}, not a sheet file (a sheet is JSON or the text form; {hint})"
+        )
     text = raw.decode("utf-8", errors="replace")
     if text.lstrip().startswith("{"):
         try:
             data = json.loads(text)
         except json.JSONDecodeError as e:
-            raise SheetError(f"{p} is not valid JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
+            raise SheetError(
+                f"{p} is not valid JSON: {e.msg} at line {e.lineno} column {e.colno}"
+            ) from None
         try:
             return Sheet.from_json(data)
         except SheetError as e:

@@ -72,8 +72,9 @@ class GameRow(Base):
     side: Mapped[str] = mapped_column(String(1))
     cards: Mapped[list] = mapped_column(JSON)  # four slugs, edicts A–D
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
-    players: Mapped[list[PlayerRow]] = relationship(back_populates="game", order_by="PlayerRow.seat",
-                                                      cascade="all, delete-orphan")
+    players: Mapped[list[PlayerRow]] = relationship(
+        back_populates="game", order_by="PlayerRow.seat", cascade="all, delete-orphan"
+    )
     revealed: Mapped[list[RevealedRow]] = relationship(cascade="all, delete-orphan")
 
 
@@ -91,7 +92,9 @@ class PlayerRow(Base):
 class RevealedRow(Base):
     __tablename__ = "revealed_cards"
 
-    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
+    game_id: Mapped[str] = mapped_column(
+        ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
     season: Mapped[str] = mapped_column(String(10), primary_key=True)
     cards: Mapped[list] = mapped_column(JSON)  # deck slugs in the order revealed
 
@@ -158,7 +161,9 @@ class Store:
             path = self.url.split("///", 1)[-1]
             if path and path != ":memory:":
                 Path(path).parent.mkdir(parents=True, exist_ok=True)
-            self.engine = create_engine(self.url, connect_args={"check_same_thread": False, "timeout": 30})
+            self.engine = create_engine(
+                self.url, connect_args={"check_same_thread": False, "timeout": 30}
+            )
             _tune_sqlite(self.engine)
         else:
             self.engine = create_engine(self.url, pool_pre_ping=True)

@@ -20,12 +20,16 @@ def _char(sheet: Sheet, r: int, c: int) -> str:
     return ch
 
 
-def draw_maps(sheet: Sheet, panels: list[tuple[str, set[tuple[int, int]] | None]], colour: bool) -> str:
+def draw_maps(
+    sheet: Sheet, panels: list[tuple[str, set[tuple[int, int]] | None]], colour: bool
+) -> str:
     """Draw the sheet once per panel, side by side. A panel is ``(title, marked cells)``; in a
     marked panel only the marked cells show their terrain, the rest is ``·``."""
     width = 2 * SIZE + 3
-    lines = ["".join(f"{title[:width - 1]:<{width}}" for title, _ in panels)]
-    lines.append("".join("   " + " ".join(str((c + 1) % 10) for c in range(SIZE)) + " " for _ in panels))
+    lines = ["".join(f"{title[: width - 1]:<{width}}" for title, _ in panels)]
+    lines.append(
+        "".join("   " + " ".join(str((c + 1) % 10) for c in range(SIZE)) + " " for _ in panels)
+    )
     for r in range(SIZE):
         row = []
         for _, marked in panels:
@@ -49,10 +53,20 @@ def legend(sheet: Sheet, marked: bool = False) -> str:
     'key: T forest  V village  F farm  W water  X monster  M mountain  . empty  r ruins (a letter in
     lower case: drawn on ruins)'
     """
-    order = (Terrain.FOREST, Terrain.VILLAGE, Terrain.FARM, Terrain.WATER, Terrain.MONSTER, Terrain.MOUNTAIN,
-             Terrain.WASTELAND, Terrain.EMPTY)
+    order = (
+        Terrain.FOREST,
+        Terrain.VILLAGE,
+        Terrain.FARM,
+        Terrain.WATER,
+        Terrain.MONSTER,
+        Terrain.MOUNTAIN,
+        Terrain.WASTELAND,
+        Terrain.EMPTY,
+    )
     shown = [t for t in order if t is not Terrain.WASTELAND or sheet.layout.wasteland]
-    key = "  ".join(f"{TEXT_CHAR[t]} {'rift land' if t is Terrain.WASTELAND else t.value}" for t in shown)
+    key = "  ".join(
+        f"{TEXT_CHAR[t]} {'rift land' if t is Terrain.WASTELAND else t.value}" for t in shown
+    )
     key += "  r ruins (a letter in lower case: drawn on ruins)"
     return f"key: {key}" + ("  · not marked" if marked else "")
 
@@ -63,9 +77,11 @@ def card_name(slug: str) -> str:
 
 
 #: What the four-season table of one sheet is, said under it.
-ONE_SHEET_SEASONS = ("Every season here is scored on this one map. If it is the finished map, only winter "
-                     "(edicts D and A) is exact: spring, summer and fall were scored on the map as it was at their "
-                     "end, so the game score needs those sheets or the game record ('cartographers game').")
+ONE_SHEET_SEASONS = (
+    "Every season here is scored on this one map. If it is the finished map, only winter "
+    "(edicts D and A) is exact: spring, summer and fall were scored on the map as it was at their "
+    "end, so the game score needs those sheets or the game record ('cartographers game')."
+)
 
 
 def format_report(sheet: Sheet, report: dict, colour: bool = False) -> str:
@@ -74,15 +90,19 @@ def format_report(sheet: Sheet, report: dict, colour: bool = False) -> str:
     evidence = report["evidence"]
     panels: list = [(f"side {sheet.side}, {sheet.coins} coins", None)]
     for slug, stars in report["cards"].items():
-        panels.append((f"{card_name(slug)} {stars}★", {tuple(c) for e in evidence[slug] for c in e["cells"]}))
+        panels.append(
+            (f"{card_name(slug)} {stars}★", {tuple(c) for e in evidence[slug] for c in e["cells"]})
+        )
     for start in range(0, len(panels), 3):  # three maps side by side fit an 80-column terminal
-        out += [draw_maps(sheet, panels[start:start + 3], colour), ""]
+        out += [draw_maps(sheet, panels[start : start + 3], colour), ""]
     out += [legend(sheet, marked=len(panels) > 1), ""]
     if "seasons" in report:
         out.append(f"{'season':<8} {'edict':<6} {'card':<20} {'stars':>5}")
         for s in report["seasons"]:
             for e in s["edicts"]:
-                out.append(f"{s['season']:<8} {e['edict']:<6} {card_name(e['card']):<20} {e['stars']:>5}")
+                out.append(
+                    f"{s['season']:<8} {e['edict']:<6} {card_name(e['card']):<20} {e['stars']:>5}"
+                )
             out.append(f"{'':<8} {'':<6} {'coins':<20} {s['coins']:>5}")
             out.append(f"{'':<8} {'':<6} {'monsters':<20} {-s['monster_penalty']:>5}")
             out.append(f"{'':<8} {'':<6} {'season total':<20} {s['total']:>5}")
@@ -90,9 +110,12 @@ def format_report(sheet: Sheet, report: dict, colour: bool = False) -> str:
             out.append(f"{'four seasons on this map':<36} {report['total']:>5}")
             out += ["", textwrap.fill(ONE_SHEET_SEASONS, width=96)]
         elif report["seasons"][0]["season"] != "winter":
-            out += ["", f"{report['seasons'][0]['season'].capitalize()} scored on this map: exact if this "
-                        "is the "
-                        "map at the end of that season."]
+            out += [
+                "",
+                f"{report['seasons'][0]['season'].capitalize()} scored on this map: exact if this "
+                "is the "
+                "map at the end of that season.",
+            ]
     else:
         out.append(f"{'card':<20} {'stars':>5}")
         for slug, stars in report["cards"].items():

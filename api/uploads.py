@@ -30,9 +30,9 @@ def _jpeg_size(data: bytes) -> tuple[int, int] | None:
         if marker in (0x01, *range(0xD0, 0xD9)):  # markers without a length
             i += 2
             continue
-        (length,) = struct.unpack(">H", data[i + 2:i + 4])
+        (length,) = struct.unpack(">H", data[i + 2 : i + 4])
         if marker in JPEG_SOF:
-            height, width = struct.unpack(">HH", data[i + 5:i + 9])
+            height, width = struct.unpack(">HH", data[i + 5 : i + 9])
             return width, height
         i += 2 + length
     return None

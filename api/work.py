@@ -29,14 +29,31 @@ from scoring.sides import SIDES
 from vision.classify import ModelMissingError, default_model
 
 #: PhotoError codes that keep their own name in answers; any other is ``unreadable-photo``.
-PHOTO_CODES = {"empty-file", "not-an-image", "too-many-pixels", "heic-unsupported", "no-grid", "wrong-side"}
+PHOTO_CODES = {
+    "empty-file",
+    "not-an-image",
+    "too-many-pixels",
+    "heic-unsupported",
+    "no-grid",
+    "wrong-side",
+}
 #: Kinds handed to the reader; it answers ``heic-unsupported`` itself when it lacks the HEIC extra.
 READABLE_KINDS = {"jpeg", "png", "webp", "bmp", "tiff", "heic", "gif"}
 #: Errors every route that does work can answer: body too large, a bug, over the time limit.
 WORK_ERRORS = ("too-large", "internal-error", "timeout")
 #: Errors a route that reads an uploaded photo can answer.
-PHOTO_ERRORS = (*WORK_ERRORS, "invalid-request", "empty-file", "not-an-image", "heic-unsupported",
-                "too-many-pixels", "no-grid", "wrong-side", "unreadable-photo", "reader-unavailable")
+PHOTO_ERRORS = (
+    *WORK_ERRORS,
+    "invalid-request",
+    "empty-file",
+    "not-an-image",
+    "heic-unsupported",
+    "too-many-pixels",
+    "no-grid",
+    "wrong-side",
+    "unreadable-photo",
+    "reader-unavailable",
+)
 
 
 # ---- request checks (on the event loop: they only look at headers and form fields) -----------
@@ -47,18 +64,28 @@ def check_photo(data: bytes, settings: Settings) -> None:
         raise ApiError("empty-file", "the uploaded photo is empty (0 bytes)", "photo")
     kind = image_kind(data)
     if kind not in READABLE_KINDS:
-        raise ApiError("not-an-image", "the upload is not an image; send a photo (JPEG, PNG, WebP or HEIC)", "photo")
+        raise ApiError(
+            "not-an-image",
+            "the upload is not an image; send a photo (JPEG, PNG, WebP or HEIC)",
+            "photo",
+        )
     size = image_size(data, kind)
     if size and size[0] * size[1] > settings.max_pixels:
-        raise ApiError("too-many-pixels", f"the photo is {size[0]}×{size[1]} = {size[0] * size[1]:,} pixels; "
-                       f"the limit is {settings.max_pixels:,}", "photo")
+        raise ApiError(
+            "too-many-pixels",
+            f"the photo is {size[0]}×{size[1]} = {size[0] * size[1]:,} pixels; "
+            f"the limit is {settings.max_pixels:,}",
+            "photo",
+        )
 
 
 def check_side(side: str | None) -> str | None:
     if side in (None, ""):
         return None
     if side not in SIDES:
-        raise ApiError("invalid-request", f"side must be one of {', '.join(SIDES)}, got {side!r}", "side")
+        raise ApiError(
+            "invalid-request", f"side must be one of {', '.join(SIDES)}, got {side!r}", "side"
+        )
     return side
 
 
@@ -88,7 +115,11 @@ def check_season(season: str | None, cards: list[str] | str) -> str | None:
     if season is None or season == "":
         return None
     if season not in SEASON_BY_NAME:
-        raise ApiError("bad-season", f"unknown season {season!r}; expected one of {', '.join(SEASON_BY_NAME)}", "season")
+        raise ApiError(
+            "bad-season",
+            f"unknown season {season!r}; expected one of {', '.join(SEASON_BY_NAME)}",
+            "season",
+        )
     if cards == "all":
         raise ApiError("bad-season", "a season needs the four edict cards, not 'all'", "season")
     return season
@@ -101,12 +132,18 @@ def score_sheet(sheet_json: dict, cards: list[str] | str, season: str | None) ->
     return score_report(sheet, slugs, check_season(season, slugs))
 
 
-def check_legality(sheet: Sheet, time_limit: float, log: Any = None, previous: Sheet | None = None) -> dict:
+def check_legality(
+    sheet: Sheet, time_limit: float, log: Any = None, previous: Sheet | None = None
+) -> dict:
     """The legality validator's verdict as JSON."""
     try:
-        return scoring.validate.validate(sheet, log=log, previous=previous, time_limit=time_limit).to_json()
+        return scoring.validate.validate(
+            sheet, log=log, previous=previous, time_limit=time_limit
+        ).to_json()
     except SheetError as e:
-        raise ApiError("bad-sheet", str(e), "previous" if previous is not None else "sheet") from None
+        raise ApiError(
+            "bad-sheet", str(e), "previous" if previous is not None else "sheet"
+        ) from None
     except ValueError as e:
         raise ApiError("bad-log", str(e), "log") from None
 
@@ -114,7 +151,9 @@ def check_legality(sheet: Sheet, time_limit: float, log: Any = None, previous: S
 def validate_sheet(body: dict, time_limit: float) -> dict:
     """``/v1/validate``: the verdict and its reasons."""
     sheet = parse_sheet(body["sheet"])
-    previous = parse_sheet(body["previous"], "previous") if body.get("previous") is not None else None
+    previous = (
+        parse_sheet(body["previous"], "previous") if body.get("previous") is not None else None
+    )
     return check_legality(sheet, time_limit, body.get("log"), previous)
 
 
@@ -123,22 +162,31 @@ def read_sheet_photo(data: bytes, side: str | None) -> vision.Reading:
     try:
         return vision.read_photo(data, side=side)
     except ModelMissingError as e:
-        raise ApiError("reader-unavailable", f"the photo reader has no trained model: {e}") from None
+        raise ApiError(
+            "reader-unavailable", f"the photo reader has no trained model: {e}"
+        ) from None
     except vision.PhotoError as e:
         code = getattr(e, "code", "")
         message = getattr(e, "message", "") or str(e)
-        raise ApiError(code if code in PHOTO_CODES else "unreadable-photo", message, "photo") from None
+        raise ApiError(
+            code if code in PHOTO_CODES else "unreadable-photo", message, "photo"
+        ) from None
     finally:
         release_freed_memory()
 
 
-def score_photo(data: bytes, side: str | None, cards: str, season: str | None, time_limit: float) -> dict:
+def score_photo(
+    data: bytes, side: str | None, cards: str, season: str | None, time_limit: float
+) -> dict:
     """``/v1/score``: reading, score and the sheet-only legality verdict of one photo."""
     slugs = parse_card_list(cards)
     season = check_season(season, slugs)
     reading = read_sheet_photo(data, side)
-    return {"reading": reading.to_json(), "score": score_report(reading.sheet, slugs, season),
-            "legality": check_legality(reading.sheet, time_limit)}
+    return {
+        "reading": reading.to_json(),
+        "score": score_report(reading.sheet, slugs, season),
+        "legality": check_legality(reading.sheet, time_limit),
+    }
 
 
 def warm_reader() -> None:

@@ -36,8 +36,21 @@ def free_port() -> int:
 
 def start_server() -> tuple[subprocess.Popen, str]:
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "api.cli", "serve", "--host", "127.0.0.1", "--port", str(port),
-                             "--log-level", "warning"], cwd=ROOT)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "api.cli",
+            "serve",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--log-level",
+            "warning",
+        ],
+        cwd=ROOT,
+    )
     base = f"http://127.0.0.1:{port}"
     for _ in range(300):
         try:
@@ -81,11 +94,17 @@ def run_load(base: str, make_request, total: int, concurrency: int) -> dict:
         t.join()
     wall = time.perf_counter() - t0
     lat = sorted(latencies)
-    return {"requests": len(lat), "failures": len(failures), "first_failure": failures[0] if failures else None,
-            "seconds": round(wall, 2), "requests_per_s": round(len(lat) / wall, 1),
-            "p50_ms": round(1000 * statistics.median(lat), 1),
-            "p95_ms": round(1000 * lat[min(len(lat) - 1, int(0.95 * len(lat)))], 1),
-            "max_ms": round(1000 * lat[-1], 1), "concurrency": concurrency}
+    return {
+        "requests": len(lat),
+        "failures": len(failures),
+        "first_failure": failures[0] if failures else None,
+        "seconds": round(wall, 2),
+        "requests_per_s": round(len(lat) / wall, 1),
+        "p50_ms": round(1000 * statistics.median(lat), 1),
+        "p95_ms": round(1000 * lat[min(len(lat) - 1, int(0.95 * len(lat)))], 1),
+        "max_ms": round(1000 * lat[-1], 1),
+        "concurrency": concurrency,
+    }
 
 
 class HealthProbe:
@@ -112,8 +131,10 @@ class HealthProbe:
         lat = sorted(self.latencies)
         if not lat:
             return "no answers"
-        return (f"{len(lat)} requests, p50 {1000 * statistics.median(lat):.1f} ms, "
-                f"p95 {1000 * lat[min(len(lat) - 1, int(0.95 * len(lat)))]:.1f} ms")
+        return (
+            f"{len(lat)} requests, p50 {1000 * statistics.median(lat):.1f} ms, "
+            f"p95 {1000 * lat[min(len(lat) - 1, int(0.95 * len(lat)))]:.1f} ms"
+        )
 
 
 def sample_photos(n: int, megapixels: float) -> tuple[list[bytes], str]:
@@ -123,47 +144,69 @@ def sample_photos(n: int, megapixels: float) -> tuple[list[bytes], str]:
         return [p.read_bytes() for p in files], "samples/"
     from vision.synth.photo import make_photo
 
-    return [make_photo(1000 + i, megapixels=megapixels).jpeg for i in range(n)], \
-        f"synthetic, seeds 1000–{999 + n}, {megapixels:g} MP"
+    return [
+        make_photo(1000 + i, megapixels=megapixels).jpeg for i in range(n)
+    ], f"synthetic, seeds 1000–{999 + n}, {megapixels:g} MP"
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--requests", type=int, default=400, help="score-map requests (default 400)")
-    ap.add_argument("--photo-requests", type=int, default=40, help="score requests with photos (default 40)")
-    ap.add_argument("--concurrency", type=int, default=4, help="client threads for score-map (default 4)")
-    ap.add_argument("--photo-concurrency", type=int, default=2, help="client threads for score (default 2)")
-    ap.add_argument("--photos", type=int, default=8, help="synthetic photos when samples/ has none (default 8)")
+    ap.add_argument(
+        "--photo-requests", type=int, default=40, help="score requests with photos (default 40)"
+    )
+    ap.add_argument(
+        "--concurrency", type=int, default=4, help="client threads for score-map (default 4)"
+    )
+    ap.add_argument(
+        "--photo-concurrency", type=int, default=2, help="client threads for score (default 2)"
+    )
+    ap.add_argument(
+        "--photos", type=int, default=8, help="synthetic photos when samples/ has none (default 8)"
+    )
     ap.add_argument("--megapixels", type=float, default=8.0, help="their size (default 8 MP)")
     args = ap.parse_args()
     sheet = json.loads((ROOT / "samples" / "typical-a.json").read_text())
     proc, base = start_server()
     try:
         health = httpx.get(f"{base}/health").json()
-        print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at start; "
-              f"server: one uvicorn worker at {base}; health: {health}")
+        print(
+            f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at start; "
+            f"server: one uvicorn worker at {base}; health: {health}"
+        )
         body = {"sheet": sheet, "cards": CARDS, "season": "spring"}
         run_load(base, lambda c, i: c.post("/v1/score-map", json=body), 20, 1)  # warm-up
-        res = run_load(base, lambda c, i: c.post("/v1/score-map", json=body), args.requests, args.concurrency)
+        res = run_load(
+            base, lambda c, i: c.post("/v1/score-map", json=body), args.requests, args.concurrency
+        )
         print(f"/v1/score-map (samples/typical-a.json, four cards, one season): {json.dumps(res)}")
         if not health.get("reader"):
             print("/v1/score: not measured, this build has no photo reader")
         else:
             photos, source = sample_photos(args.photos, args.megapixels)
+
             def score(c, i):
                 data = photos[i % len(photos)]
-                return c.post("/v1/score", files={"photo": ("sheet.jpg", data, "image/jpeg")},
-                              data={"cards": ",".join(CARDS), "season": "spring"})
+                return c.post(
+                    "/v1/score",
+                    files={"photo": ("sheet.jpg", data, "image/jpeg")},
+                    data={"cards": ",".join(CARDS), "season": "spring"},
+                )
+
             run_load(base, score, min(4, len(photos)), 1)  # warm-up: model load
             sizes = sorted({len(p) // 1000 for p in photos})
             probe = HealthProbe(base)  # is the event loop still answering while photos are read?
             res = run_load(base, score, args.photo_requests, args.photo_concurrency)
             probe.stop()
-            print(f"/v1/score ({len(photos)} photos, {source}, {sizes[0]}–{sizes[-1]} kB): "
-                  f"{json.dumps(res)}")
+            print(
+                f"/v1/score ({len(photos)} photos, {source}, {sizes[0]}–{sizes[-1]} kB): "
+                f"{json.dumps(res)}"
+            )
             print(f"GET /health during that load: {probe.summary()}")
-        print(f"load average {os.getloadavg()[0]:.1f} at the end (other work on the machine slows "
-              "every figure)")
+        print(
+            f"load average {os.getloadavg()[0]:.1f} at the end (other work on the machine slows "
+            "every figure)"
+        )
     finally:
         proc.terminate()
         proc.wait(timeout=10)

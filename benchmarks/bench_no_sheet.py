@@ -81,8 +81,10 @@ def main() -> int:
     base = cli()
     start = [timed([sys.executable, "-c", "pass"])[0] for _ in range(3)]
     helps = [timed(base + ["--help"])[0] for _ in range(3)]
-    print(f"interpreter start p50 {statistics.median(start):.2f} s; `cartographers --help` p50 "
-          f"{statistics.median(helps):.2f} s ({' '.join(base)})")
+    print(
+        f"interpreter start p50 {statistics.median(start):.2f} s; `cartographers --help` p50 "
+        f"{statistics.median(helps):.2f} s ({' '.join(base)})"
+    )
     print(f"{'background':<18} {'p50 s':>6} {'max s':>6}  exit  message")
     all_times, wrong = [], 0
     for path in paths:
@@ -93,11 +95,15 @@ def main() -> int:
         message = runs[-1][2]
         wrong += sum(c != 2 or EXPECTED not in m for _, c, m in runs)
         name = path.stem.rsplit("-", 1)[0]
-        print(f"{name:<18} {statistics.median(times):>6.2f} {max(times):>6.2f}  "
-              f"{','.join(map(str, codes)):>4}  {message}")
-    print(f"all {len(all_times)} runs: p50 {statistics.median(all_times):.2f} s, max "
-          f"{max(all_times):.2f} s; "
-          f"answered otherwise than exit 2 + '{EXPECTED}': {wrong}")
+        print(
+            f"{name:<18} {statistics.median(times):>6.2f} {max(times):>6.2f}  "
+            f"{','.join(map(str, codes)):>4}  {message}"
+        )
+    print(
+        f"all {len(all_times)} runs: p50 {statistics.median(all_times):.2f} s, max "
+        f"{max(all_times):.2f} s; "
+        f"answered otherwise than exit 2 + '{EXPECTED}': {wrong}"
+    )
     return 1 if wrong else 0
 
 

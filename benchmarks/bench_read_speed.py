@@ -33,8 +33,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-_LOAD = "import time; t = time.perf_counter(); from vision.classify import load_model; load_model(); " \
-        "print(time.perf_counter() - t)"
+_LOAD = (
+    "import time; t = time.perf_counter(); from vision.classify import load_model; load_model(); "
+    "print(time.perf_counter() - t)"
+)
 
 
 def cli() -> list[str]:
@@ -54,8 +56,14 @@ def summary(seconds: list[float]) -> str:
 
 
 def model_load(runs: int) -> list[float]:
-    return [float(subprocess.run([sys.executable, "-c", _LOAD], capture_output=True, text=True, check=True,
-                                 cwd=ROOT).stdout) for _ in range(runs)]
+    return [
+        float(
+            subprocess.run(
+                [sys.executable, "-c", _LOAD], capture_output=True, text=True, check=True, cwd=ROOT
+            ).stdout
+        )
+        for _ in range(runs)
+    ]
 
 
 def twelve_megapixel_photos(folder: Path, count: int) -> list[Path]:
@@ -112,8 +120,10 @@ def main() -> int:
     print(f"model load in a fresh interpreter: {summary(model_load(args.runs))}")
     paths = twelve_megapixel_photos(args.dir, args.photos)
     print(f"12 MP photo read in one warm process: {summary(in_process(paths))}")
-    print(f"'cartographers read' on a 12 MP photo, whole command: "
-          f"{summary([timed([*cli(), 'read', str(p)])[0] for p in paths])}")
+    print(
+        f"'cartographers read' on a 12 MP photo, whole command: "
+        f"{summary([timed([*cli(), 'read', str(p)])[0] for p in paths])}"
+    )
     lines, ok = near_sheets(args.dir)
     print("'cartographers read' on near-sheet photos (3 seeds each):")
     print("\n".join(lines))

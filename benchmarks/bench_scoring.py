@@ -26,8 +26,12 @@ def random_sheet(rng: random.Random) -> Sheet:
     side = rng.choice("AB")
     fill = rng.random()
     printed = SIDES[side].printed_filled
-    changes = {(r, c): rng.choice(DRAWABLE) for r in range(11) for c in range(11)
-               if (r, c) not in printed and rng.random() < fill}
+    changes = {
+        (r, c): rng.choice(DRAWABLE)
+        for r in range(11)
+        for c in range(11)
+        if (r, c) not in printed and rng.random() < fill
+    }
     return Sheet.blank(side).with_cells(changes, coins=rng.randint(0, 14))
 
 
@@ -53,11 +57,15 @@ def main() -> None:
         times.append(clock() - t0)
     times.sort()
     ms = lambda x: f"{1000 * x:.3f} ms"
-    print(f"scored {args.n} random sheets (16 cards + monster penalty) on "
-          f"{platform.processor() or platform.machine()}, "
-          f"Python {platform.python_version()}")
-    print(f"median {ms(statistics.median(times))}  p95 {ms(times[int(0.95 * len(times))])}  "
-          f"mean {ms(statistics.fmean(times))}  ({args.n / sum(times):.0f} sheets/s)")
+    print(
+        f"scored {args.n} random sheets (16 cards + monster penalty) on "
+        f"{platform.processor() or platform.machine()}, "
+        f"Python {platform.python_version()}"
+    )
+    print(
+        f"median {ms(statistics.median(times))}  p95 {ms(times[int(0.95 * len(times))])}  "
+        f"mean {ms(statistics.fmean(times))}  ({args.n / sum(times):.0f} sheets/s)"
+    )
 
 
 if __name__ == "__main__":

@@ -34,8 +34,15 @@ def main(argv=None) -> int:
     ap.add_argument("--json", help="write the figures here too")
     args = ap.parse_args(argv)
     t4 = []
-    per = {s: {"fill": [[] for _ in SEASONS], "coins": [[] for _ in SEASONS], "score": [[] for _ in SEASONS],
-               "total": []} for s in ("greedy", "random")}
+    per = {
+        s: {
+            "fill": [[] for _ in SEASONS],
+            "coins": [[] for _ in SEASONS],
+            "score": [[] for _ in SEASONS],
+            "total": [],
+        }
+        for s in ("greedy", "random")
+    }
     for players, side, seed, strategy in game_plan(args.games):
         t = time.perf_counter()
         g = simulate(players, side, seed, strategy)
@@ -53,9 +60,15 @@ def main(argv=None) -> int:
             st["total"].append(g.game_scores[p].total)
     out = {"games": args.games}
     if t4:
-        out["seconds_4p_greedy"] = {"median": statistics.median(t4), "max": max(t4), "games": len(t4)}
-        print(f"4-player greedy game: median {statistics.median(t4):.2f} s, worst {max(t4):.2f} s "
-              f"over {len(t4)} games")
+        out["seconds_4p_greedy"] = {
+            "median": statistics.median(t4),
+            "max": max(t4),
+            "games": len(t4),
+        }
+        print(
+            f"4-player greedy game: median {statistics.median(t4):.2f} s, worst {max(t4):.2f} s "
+            f"over {len(t4)} games"
+        )
     for strategy, st in per.items():
         if not st["total"]:
             continue
@@ -68,9 +81,11 @@ def main(argv=None) -> int:
         }
         print(f"{strategy}: {len(st['total'])} sheets, mean total {out[strategy]['mean_total']}")
         for s, season in enumerate(SEASONS):
-            print(f"  {season.name:<7} fill {out[strategy]['mean_fill'][s]:.0%}  coins "
-                  f"{out[strategy]['mean_coins'][s]:.1f}  season score "
-                  f"{out[strategy]['mean_season_score'][s]:.1f}")
+            print(
+                f"  {season.name:<7} fill {out[strategy]['mean_fill'][s]:.0%}  coins "
+                f"{out[strategy]['mean_coins'][s]:.1f}  season score "
+                f"{out[strategy]['mean_season_score'][s]:.1f}"
+            )
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=1) + "\n")
     return 0

@@ -29,9 +29,11 @@ def measure(n: int, megapixels: float, seed: int) -> None:
         times.append(time.perf_counter() - t)
         sizes.append(len(photo.jpeg))
     total = sum(times)
-    print(f"{n} photos at {megapixels} MP: {total:.1f} s, {n / total:.2f} photos/s per core "
-          f"(median {np.median(times):.2f} s, max {max(times):.2f} s, mean JPEG "
-          f"{np.mean(sizes) / 1e6:.2f} MB)")
+    print(
+        f"{n} photos at {megapixels} MP: {total:.1f} s, {n / total:.2f} photos/s per core "
+        f"(median {np.median(times):.2f} s, max {max(times):.2f} s, mean JPEG "
+        f"{np.mean(sizes) / 1e6:.2f} MB)"
+    )
 
 
 def contact_sheet(path: str, seed: int, thumb: int = 520) -> None:
@@ -45,43 +47,104 @@ def contact_sheet(path: str, seed: int, thumb: int = 520) -> None:
         small = cv2.resize(img, None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
         tile = np.full((thumb + 46, thumb, 3), 255, np.uint8)
         y0, x0 = (thumb - small.shape[0]) // 2, (thumb - small.shape[1]) // 2
-        tile[y0:y0 + small.shape[0], x0:x0 + small.shape[1]] = small
+        tile[y0 : y0 + small.shape[0], x0 : x0 + small.shape[1]] = small
         t = photo.truth
         c = t["conditions"]
-        lines = [f"{t['style']} / {t['background']} / side {t['sheet']['side']} / "
-                 f"{t['conditions']['paper']}",
-                 f"tilt {c['tilt_deg']:.0f} roll {c['roll_deg']:.0f} bow {c['bow_u']:.1f} curl "
-                 f"{c['curl_u']:.1f} q{c['jpeg_quality']}"]
+        lines = [
+            f"{t['style']} / {t['background']} / side {t['sheet']['side']} / "
+            f"{t['conditions']['paper']}",
+            f"tilt {c['tilt_deg']:.0f} roll {c['roll_deg']:.0f} bow {c['bow_u']:.1f} curl "
+            f"{c['curl_u']:.1f} q{c['jpeg_quality']}",
+        ]
         for i, line in enumerate(lines):
-            cv2.putText(tile, line, (6, thumb + 18 + 20 * i), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (0, 0, 0), 1, cv2.LINE_AA)
-        tiles.append(cv2.copyMakeBorder(tile, 4, 4, 4, 4, cv2.BORDER_CONSTANT, value=(200, 200, 200)))
-    rows = [np.hstack(tiles[r * 4:(r + 1) * 4]) for r in range(3)]
+            cv2.putText(
+                tile,
+                line,
+                (6, thumb + 18 + 20 * i),
+                cv2.FONT_HERSHEY_SIMPLEX,
+                0.45,
+                (0, 0, 0),
+                1,
+                cv2.LINE_AA,
+            )
+        tiles.append(
+            cv2.copyMakeBorder(tile, 4, 4, 4, 4, cv2.BORDER_CONSTANT, value=(200, 200, 200))
+        )
+    rows = [np.hstack(tiles[r * 4 : (r + 1) * 4]) for r in range(3)]
     cv2.imwrite(path, np.vstack(rows), [cv2.IMWRITE_JPEG_QUALITY, 82])
     print(f"wrote {path}")
 
 
 #: The committed sample photos: (name, sheet file or None, options, pinned conditions).
 SAMPLES = [
-    ("typical-a", "samples/typical-a.json", dict(style="graphite-symbols", background="light-wood"),
-     dict(tilt_deg=14, roll_deg=4, fill=0.92, offset=[0.0, 0.0], fingers=1, shadow=0.0, defocus_px=0.0,
-          motion_px=0.0, jpeg_quality=88, paper="print", white_balance=[0.95, 1.0, 1.05], exposure=0.92,
-          resent_quality=0)),
-    ("a-colour-shading-kitchen", None, dict(side="A", style="colour-shading", background="cluttered-wood"),
-     dict(tilt_deg=25, white_balance=[0.75, 1.0, 1.2], shadow=0.4, jpeg_quality=80)),
-    ("b-graphite-outlined-steep", None, dict(side="B", style="graphite-outlined", background="linen"),
-     dict(tilt_deg=38, roll_deg=80, bow_u=0.4, jpeg_quality=75)),
-    ("b-marker-fill-glare", None, dict(side="B", style="marker-fill", background="white-table"),
-     dict(tilt_deg=20, glare=0.5, jpeg_quality=70)),
-    ("a-colour-symbols-upside-down", None, dict(side="A", style="colour-symbols", background="gingham"),
-     dict(tilt_deg=18, roll_deg=183, fingers=2, jpeg_quality=85)),
-    ("b-photocopy-noisy", None, dict(side="B", style="graphite-symbols", background="dark-table"),
-     dict(paper="photocopy", noise=8.0, jpeg_quality=45, defocus_px=1.5)),
-    ("a-curl-fingers", None, dict(side="A", style="colour-shading-symbols", background="grey-table"),
-     dict(curl_u=0.6, bow_u=0.3, fingers=2, tilt_deg=30, jpeg_quality=82)),
-    ("b-motion-second-sheet", None, dict(side="B", style="marker-symbols", background="cluttered-cloth"),
-     dict(motion_px=7.0, second_sheet=True, tilt_deg=22, jpeg_quality=78)),
-    ("a-dark-wood-warm", None, dict(side="A", style="colour-shading", background="dark-wood"),
-     dict(white_balance=[0.72, 1.0, 1.25], exposure=0.8, tilt_deg=12, jpeg_quality=90)),
+    (
+        "typical-a",
+        "samples/typical-a.json",
+        dict(style="graphite-symbols", background="light-wood"),
+        dict(
+            tilt_deg=14,
+            roll_deg=4,
+            fill=0.92,
+            offset=[0.0, 0.0],
+            fingers=1,
+            shadow=0.0,
+            defocus_px=0.0,
+            motion_px=0.0,
+            jpeg_quality=88,
+            paper="print",
+            white_balance=[0.95, 1.0, 1.05],
+            exposure=0.92,
+            resent_quality=0,
+        ),
+    ),
+    (
+        "a-colour-shading-kitchen",
+        None,
+        dict(side="A", style="colour-shading", background="cluttered-wood"),
+        dict(tilt_deg=25, white_balance=[0.75, 1.0, 1.2], shadow=0.4, jpeg_quality=80),
+    ),
+    (
+        "b-graphite-outlined-steep",
+        None,
+        dict(side="B", style="graphite-outlined", background="linen"),
+        dict(tilt_deg=38, roll_deg=80, bow_u=0.4, jpeg_quality=75),
+    ),
+    (
+        "b-marker-fill-glare",
+        None,
+        dict(side="B", style="marker-fill", background="white-table"),
+        dict(tilt_deg=20, glare=0.5, jpeg_quality=70),
+    ),
+    (
+        "a-colour-symbols-upside-down",
+        None,
+        dict(side="A", style="colour-symbols", background="gingham"),
+        dict(tilt_deg=18, roll_deg=183, fingers=2, jpeg_quality=85),
+    ),
+    (
+        "b-photocopy-noisy",
+        None,
+        dict(side="B", style="graphite-symbols", background="dark-table"),
+        dict(paper="photocopy", noise=8.0, jpeg_quality=45, defocus_px=1.5),
+    ),
+    (
+        "a-curl-fingers",
+        None,
+        dict(side="A", style="colour-shading-symbols", background="grey-table"),
+        dict(curl_u=0.6, bow_u=0.3, fingers=2, tilt_deg=30, jpeg_quality=82),
+    ),
+    (
+        "b-motion-second-sheet",
+        None,
+        dict(side="B", style="marker-symbols", background="cluttered-cloth"),
+        dict(motion_px=7.0, second_sheet=True, tilt_deg=22, jpeg_quality=78),
+    ),
+    (
+        "a-dark-wood-warm",
+        None,
+        dict(side="A", style="colour-shading", background="dark-wood"),
+        dict(white_balance=[0.72, 1.0, 1.25], exposure=0.8, tilt_deg=12, jpeg_quality=90),
+    ),
 ]
 
 
@@ -94,11 +157,15 @@ def write_samples(folder: str, megapixels: float = 2.0) -> None:
 
     for k, (name, sheet_file, options, condition) in enumerate(SAMPLES):
         sheet = load_sheet(sheet_file) if sheet_file else None
-        photo = make_photo(4000 + k, sheet=sheet, megapixels=megapixels, condition=condition, **options)
+        photo = make_photo(
+            4000 + k, sheet=sheet, megapixels=megapixels, condition=condition, **options
+        )
         Path(folder, f"{name}.jpg").write_bytes(photo.jpeg)
         Path(folder, f"{name}.truth.json").write_text(json.dumps(photo.truth, indent=1) + "\n")
-        print(f"{name}: {len(photo.jpeg) / 1e3:.0f} kB, "
-              f"{photo.truth['width']}×{photo.truth['height']}")
+        print(
+            f"{name}: {len(photo.jpeg) / 1e3:.0f} kB, "
+            f"{photo.truth['width']}×{photo.truth['height']}"
+        )
 
 
 def main() -> None:
@@ -108,7 +175,9 @@ def main() -> None:
     p.add_argument("--megapixels", type=float, default=12.0)
     p.add_argument("--seed", type=int, default=1000)
     p.add_argument("--contact-sheet", help="write the contact sheet here instead of measuring")
-    p.add_argument("--samples", help="write the sample photos into this folder instead of measuring")
+    p.add_argument(
+        "--samples", help="write the sample photos into this folder instead of measuring"
+    )
     args = p.parse_args()
     if args.samples:
         write_samples(args.samples)

@@ -55,8 +55,16 @@ def mutations(sheet, rng: random.Random, n: int):
 
 def summary(xs):
     xs = sorted(xs)
-    return {"n": len(xs), "median": round(statistics.median(xs), 3), "p95": round(xs[int(0.95 * (len(xs) - 1))], 3),
-            "max": round(xs[-1], 3)} if xs else {"n": 0}
+    return (
+        {
+            "n": len(xs),
+            "median": round(statistics.median(xs), 3),
+            "p95": round(xs[int(0.95 * (len(xs) - 1))], 3),
+            "max": round(xs[-1], 3),
+        }
+        if xs
+        else {"n": 0}
+    )
 
 
 def main(argv=None) -> int:
@@ -66,13 +74,24 @@ def main(argv=None) -> int:
     ap.add_argument("--time-limit", type=float, default=5.0)
     ap.add_argument("--json", help="write the figures here too")
     ap.add_argument("--skip-legal", action="store_true", help="only the mutation part")
-    ap.add_argument("--shard", default="0/1", help="K/N: play only games k with k %% N == K (run N at once)")
-    ap.add_argument("--merge", nargs="+", metavar="JSON", help="merge the --json files of shards and print")
+    ap.add_argument(
+        "--shard", default="0/1", help="K/N: play only games k with k %% N == K (run N at once)"
+    )
+    ap.add_argument(
+        "--merge", nargs="+", metavar="JSON", help="merge the --json files of shards and print"
+    )
     args = ap.parse_args(argv)
     if args.merge:
         return merge(args.merge, args.json)
     shard, shards = (int(x) for x in args.shard.split("/"))
-    times = {"sheet": [], "log": [], "seasons": [], "sheet-only call": [], "log call": [], "mutated-log": []}
+    times = {
+        "sheet": [],
+        "log": [],
+        "seasons": [],
+        "sheet-only call": [],
+        "log call": [],
+        "mutated-log": [],
+    }
     false_alarms = []
     replay_failures = []
     implied = []  # levels that ran out of time in the combined call, settled by a stricter level
@@ -99,23 +118,39 @@ def main(argv=None) -> int:
                         problems = replay(final, g.card_log, c.details["explanation"])
                         if problems:
                             replay_failures.append((seed, players, p, c.level, problems))
-                            print(f"REPLAY FAILED seed {seed} {players}p P{p + 1} {c.level}: "
-                                  f"{problems}", flush=True)
+                            print(
+                                f"REPLAY FAILED seed {seed} {players}p P{p + 1} {c.level}: "
+                                f"{problems}",
+                                flush=True,
+                            )
                     if c.status != "legal":
-                        false_alarms.append((seed, players, side, strategy, p, c.level, c.to_json()["reasons"]))
-                        print(f"FALSE ALARM seed {seed} {players}p {side} {strategy} P{p + 1} "
-                              f"{c.level}: "
-                              f"{c.status} {c.to_json()['reasons']}", flush=True)
+                        false_alarms.append(
+                            (seed, players, side, strategy, p, c.level, c.to_json()["reasons"])
+                        )
+                        print(
+                            f"FALSE ALARM seed {seed} {players}p {side} {strategy} P{p + 1} "
+                            f"{c.level}: "
+                            f"{c.status} {c.to_json()['reasons']}",
+                            flush=True,
+                        )
                 t = time.perf_counter()
-                v = validate(final, time_limit=args.time_limit)  # the sheet level alone, as a user calls it
+                v = validate(
+                    final, time_limit=args.time_limit
+                )  # the sheet level alone, as a user calls it
                 times["sheet-only call"].append(time.perf_counter() - t)
                 if v.status != "legal":
-                    false_alarms.append((seed, players, side, strategy, p, "sheet-only", v.to_json()["reasons"]))
+                    false_alarms.append(
+                        (seed, players, side, strategy, p, "sheet-only", v.to_json()["reasons"])
+                    )
                 t = time.perf_counter()
-                v = validate(final, log=g.card_log, time_limit=args.time_limit)  # sheet + log, as a user calls it
+                v = validate(
+                    final, log=g.card_log, time_limit=args.time_limit
+                )  # sheet + log, as a user calls it
                 times["log call"].append(time.perf_counter() - t)
                 if v.status != "legal":
-                    false_alarms.append((seed, players, side, strategy, p, "log call", v.to_json()["reasons"]))
+                    false_alarms.append(
+                        (seed, players, side, strategy, p, "log call", v.to_json()["reasons"])
+                    )
             for kind, cell, was, now in mutations(final, rng, args.mutations):
                 changed = final.with_cells({cell: now})
                 t = time.perf_counter()
@@ -123,7 +158,9 @@ def main(argv=None) -> int:
                 times["mutated-log"].append(time.perf_counter() - t)
                 status = v.checks[-1].status
                 verdicts[(kind, status)] += 1
-                if status == "legal":  # a survivor: its witness must replay under the engine's rules
+                if (
+                    status == "legal"
+                ):  # a survivor: its witness must replay under the engine's rules
                     problems = replay(changed, g.card_log, v.checks[-1].details["explanation"])
                     if problems:
                         replay_failures.append((seed, players, p, kind, problems))
@@ -132,13 +169,35 @@ def main(argv=None) -> int:
                     named[any(cell in r.cells for r in v.reasons)] += 1
                 else:
                     placed = [pl for pl in g.placements_for(p) if cell in pl.cells]
-                    how = (f"{placed[0].card} {placed[0].kind} {placed[0].terrain.value} "
-                           f"{[cell_name(c) for c in placed[0].cells]}") if placed else "no drawing"
-                    survivors.append((seed, players, side, strategy, p, kind, cell_name(cell), was.value, now.value,
-                                      status, how))
-                    print(f"survivor seed {seed} {players}p {side} {strategy} P{p + 1}: {kind} "
-                          f"{cell_name(cell)} "
-                          f"{was.value}→{now.value}: {status} (the cell was drawn by: {how})", flush=True)
+                    how = (
+                        (
+                            f"{placed[0].card} {placed[0].kind} {placed[0].terrain.value} "
+                            f"{[cell_name(c) for c in placed[0].cells]}"
+                        )
+                        if placed
+                        else "no drawing"
+                    )
+                    survivors.append(
+                        (
+                            seed,
+                            players,
+                            side,
+                            strategy,
+                            p,
+                            kind,
+                            cell_name(cell),
+                            was.value,
+                            now.value,
+                            status,
+                            how,
+                        )
+                    )
+                    print(
+                        f"survivor seed {seed} {players}p {side} {strategy} P{p + 1}: {kind} "
+                        f"{cell_name(cell)} "
+                        f"{was.value}→{now.value}: {status} (the cell was drawn by: {how})",
+                        flush=True,
+                    )
     caught = sum(n for (k, s), n in verdicts.items() if s == "illegal")
     total = sum(verdicts.values())
     out = {
@@ -153,8 +212,13 @@ def main(argv=None) -> int:
         "caught_naming_the_changed_cell": named[True],
         "survivors": survivors,
         "wall_seconds": round(time.perf_counter() - t_start, 1),
-        "raw": {"times": times, "verdicts": [[k, s, n] for (k, s), n in verdicts.items()], "named": named[True],
-                "false_alarms": false_alarms, "replay_failures": replay_failures},
+        "raw": {
+            "times": times,
+            "verdicts": [[k, s, n] for (k, s), n in verdicts.items()],
+            "named": named[True],
+            "false_alarms": false_alarms,
+            "replay_failures": replay_failures,
+        },
     }
     report(out)
     if args.json:
@@ -166,9 +230,14 @@ def merge(paths: list[str], out_path: str | None) -> int:
     parts = [json.loads(Path(p).read_text()) for p in paths]
     times: dict[str, list] = {}
     verdicts: Counter = Counter()
-    out = {"games": parts[0]["games"], "shards": len(parts), "implied": [x for p in parts for x in p["implied"]],
-           "sheets": sum(p["sheets"] for p in parts), "survivors": [s for p in parts for s in p["survivors"]],
-           "wall_seconds": max(p["wall_seconds"] for p in parts)}
+    out = {
+        "games": parts[0]["games"],
+        "shards": len(parts),
+        "implied": [x for p in parts for x in p["implied"]],
+        "sheets": sum(p["sheets"] for p in parts),
+        "survivors": [s for p in parts for s in p["survivors"]],
+        "wall_seconds": max(p["wall_seconds"] for p in parts),
+    }
     false_alarms, replay_failures, named = [], [], 0
     for p in parts:
         for k, v in p["raw"]["times"].items():
@@ -180,11 +249,16 @@ def merge(paths: list[str], out_path: str | None) -> int:
         replay_failures += p["raw"]["replay_failures"]
     caught = sum(n for (k, s), n in verdicts.items() if s == "illegal")
     total = sum(verdicts.values())
-    out.update({"false_alarms": len(false_alarms), "replay_failures": len(replay_failures),
-                "seconds": {k: summary(v) for k, v in times.items()},
-                "mutations": {f"{k}/{s}": n for (k, s), n in sorted(verdicts.items())},
-                "caught_rate": round(caught / total, 4) if total else None,
-                "caught_naming_the_changed_cell": named})
+    out.update(
+        {
+            "false_alarms": len(false_alarms),
+            "replay_failures": len(replay_failures),
+            "seconds": {k: summary(v) for k, v in times.items()},
+            "mutations": {f"{k}/{s}": n for (k, s), n in sorted(verdicts.items())},
+            "caught_rate": round(caught / total, 4) if total else None,
+            "caught_naming_the_changed_cell": named,
+        }
+    )
     report(out)
     if out_path:
         Path(out_path).write_text(json.dumps(out, indent=1) + "\n")
@@ -192,17 +266,23 @@ def merge(paths: list[str], out_path: str | None) -> int:
 
 
 def report(out: dict) -> None:
-    print(f"\n{out['sheets']} final sheets, {out['false_alarms']} false alarms, "
-          f"{out['replay_failures']} legal witnesses that the engine does not replay")
+    print(
+        f"\n{out['sheets']} final sheets, {out['false_alarms']} false alarms, "
+        f"{out['replay_failures']} legal witnesses that the engine does not replay"
+    )
     for level, s in out["seconds"].items():
         if s["n"]:
-            print(f"  {level:<16} median {s['median']:.3f} s  p95 {s['p95']:.3f} s  worst "
-                  f"{s['max']:.3f} s  (n={s['n']})")
+            print(
+                f"  {level:<16} median {s['median']:.3f} s  p95 {s['p95']:.3f} s  worst "
+                f"{s['max']:.3f} s  (n={s['n']})"
+            )
     total = sum(out["mutations"].values())
     caught = sum(n for k, n in out["mutations"].items() if k.endswith("/illegal"))
     if total:
-        print(f"mutations flagged illegal: {caught}/{total} = {caught / total:.1%}; "
-              f"naming the changed cell: {out['caught_naming_the_changed_cell']}/{caught}")
+        print(
+            f"mutations flagged illegal: {caught}/{total} = {caught / total:.1%}; "
+            f"naming the changed cell: {out['caught_naming_the_changed_cell']}/{caught}"
+        )
         for k, n in out["mutations"].items():
             print(f"  {k:<20} {n}")
     for x in out.get("implied", []):

@@ -95,7 +95,10 @@ class Ink:
 
 
 MEASURES: dict[str, Callable[[Ink], float]] = {
-    "snr": lambda ink: ink.snr, "unknown_mark_d": lambda ink: ink.unknown_mark_d, "snr_jpeg": lambda ink: ink.snr_jpeg}
+    "snr": lambda ink: ink.snr,
+    "unknown_mark_d": lambda ink: ink.unknown_mark_d,
+    "snr_jpeg": lambda ink: ink.snr_jpeg,
+}
 
 
 def region_ink(z: np.ndarray, z_jpeg: np.ndarray, polygon: np.ndarray) -> list:
@@ -116,8 +119,12 @@ def cell_polygon(inter: np.ndarray, r: int, c: int, inset: float = 0.0) -> np.nd
     """Cell (r, c)'s quadrilateral in photo px, its sides moved ``inset`` cell units inwards."""
     a, b, cc, d = inter[r, c], inter[r, c + 1], inter[r + 1, c + 1], inter[r + 1, c]
     lo, hi = inset, 1 - inset
-    return np.array([(1 - u) * (1 - v) * a + u * (1 - v) * b + u * v * cc + (1 - u) * v * d
-                     for u, v in ((lo, lo), (hi, lo), (hi, hi), (lo, hi))])
+    return np.array(
+        [
+            (1 - u) * (1 - v) * a + u * (1 - v) * b + u * v * cc + (1 - u) * v * d
+            for u, v in ((lo, lo), (hi, lo), (hi, hi), (lo, hi))
+        ]
+    )
 
 
 def mark_signal(seed: int) -> dict:
@@ -132,16 +139,32 @@ def mark_signal(seed: int) -> dict:
     z_jpeg = ((img - twin) @ LUMA) / sigma
     del pictures[:], img, twin
     inter = np.asarray(truth["intersections"], float)  # [y][x] grid points in photo px
-    cells = [[region_ink(z, z_jpeg, cell_polygon(inter, r, c)) for c in range(GRID)] for r in range(GRID)]
-    inner = [[region_ink(z, z_jpeg, cell_polygon(inter, r, c, INSET)) for c in range(GRID)] for r in range(GRID)]
+    cells = [
+        [region_ink(z, z_jpeg, cell_polygon(inter, r, c)) for c in range(GRID)] for r in range(GRID)
+    ]
+    inner = [
+        [region_ink(z, z_jpeg, cell_polygon(inter, r, c, INSET)) for c in range(GRID)]
+        for r in range(GRID)
+    ]
     camera = camera_for(truth["conditions"])
     ring = np.linspace(0, 2 * np.pi, 24, endpoint=False)
     reach = GEOMETRY.coin_radius * COIN_REACH
     coins = []
     for i in range(GEOMETRY.coin_count):
         x, y = GEOMETRY.coin_centre(i)
-        coins.append(region_ink(z, z_jpeg, camera.sheet_to_photo(x + reach * np.cos(ring), y + reach * np.sin(ring))))
-    return {"seed": seed, "jpeg": photo.jpeg, "truth": truth, "cells": cells, "inner": inner, "coins": coins}
+        coins.append(
+            region_ink(
+                z, z_jpeg, camera.sheet_to_photo(x + reach * np.cos(ring), y + reach * np.sin(ring))
+            )
+        )
+    return {
+        "seed": seed,
+        "jpeg": photo.jpeg,
+        "truth": truth,
+        "cells": cells,
+        "inner": inner,
+        "coins": coins,
+    }
 
 
 def read_benchmark_photo(path: Path) -> dict:
@@ -153,8 +176,11 @@ def read_benchmark_photo(path: Path) -> dict:
         reading = read_photo(path.read_bytes())
     except PhotoError as e:
         return {"error": e.code}
-    return {"side": reading.side, "coins": reading.sheet.coins,
-            "cells": [[t.value for t in row] for row in reading.sheet.cells]}
+    return {
+        "side": reading.side,
+        "coins": reading.sheet.coins,
+        "cells": [[t.value for t in row] for row in reading.sheet.cells],
+    }
 
 
 @dataclass
@@ -182,7 +208,9 @@ class Cell:
 
     def excused(self, measure: str, level: float) -> bool:
         """Right, or a true mark under ``level`` (a false alarm is never excused)."""
-        return self.kind == "right" or (self.kind != "false-alarm" and MEASURES[measure](self.ink) < level)
+        return self.kind == "right" or (
+            self.kind != "false-alarm" and MEASURES[measure](self.ink) < level
+        )
 
 
 @dataclass
@@ -202,7 +230,11 @@ class PhotoResult:
         if self.read_coins == self.true_coins:
             return True
         faint = sum(MEASURES[measure](ink) < level for ink in self.marked)
-        return self.read_coins is not None and self.read_coins < self.true_coins and self.true_coins - self.read_coins <= faint
+        return (
+            self.read_coins is not None
+            and self.read_coins < self.true_coins
+            and self.true_coins - self.read_coins <= faint
+        )
 
 
 def compare(signal: dict, reading: dict) -> PhotoResult:
@@ -212,8 +244,13 @@ def compare(signal: dict, reading: dict) -> PhotoResult:
     sheet = truth_sheet(truth)
     n = sheet.coins
     coins = [Ink(*v) for v in signal["coins"]]
-    out = PhotoResult(truth["seed"], reading.get("side") == sheet.side, true_coins=n, marked=coins[:n],
-                      first_unmarked=coins[n] if n < GEOMETRY.coin_count else None)
+    out = PhotoResult(
+        truth["seed"],
+        reading.get("side") == sheet.side,
+        true_coins=n,
+        marked=coins[:n],
+        first_unmarked=coins[n] if n < GEOMETRY.coin_count else None,
+    )
     if not out.read_ok:
         return out
     out.read_coins = reading["coins"]
@@ -221,8 +258,19 @@ def compare(signal: dict, reading: dict) -> PhotoResult:
     tags = condition_tags(truth["conditions"])
     for (r, c), t in sheet.items():
         if (r, c) not in printed:
-            out.cells.append(Cell(out.seed, r, c, t.value, reading["cells"][r][c], Ink(*signal["cells"][r][c]),
-                                  Ink(*signal["inner"][r][c]), truth["style_family"], tags))
+            out.cells.append(
+                Cell(
+                    out.seed,
+                    r,
+                    c,
+                    t.value,
+                    reading["cells"][r][c],
+                    Ink(*signal["cells"][r][c]),
+                    Ink(*signal["inner"][r][c]),
+                    truth["style_family"],
+                    tags,
+                )
+            )
     return out
 
 
@@ -247,10 +295,12 @@ def distribution(cells: list[Cell], measure: str) -> dict:
         by_family.setdefault(c.style_family, []).append(get(c.ink))
         for tag in c.conditions:
             by_condition.setdefault(tag, []).append(get(c.ink))
-    return {"drawn": percentiles([get(c.ink) for c in drawn]),
-            "style_family": {k: percentiles(v) for k, v in sorted(by_family.items())},
-            "condition": {k: percentiles(v) for k, v in sorted(by_condition.items())},
-            "empty_cells_stray_ink": percentiles([get(c.ink) for c in cells if c.true == "empty"])}
+    return {
+        "drawn": percentiles([get(c.ink) for c in drawn]),
+        "style_family": {k: percentiles(v) for k, v in sorted(by_family.items())},
+        "condition": {k: percentiles(v) for k, v in sorted(by_condition.items())},
+        "empty_cells_stray_ink": percentiles([get(c.ink) for c in cells if c.true == "empty"]),
+    }
 
 
 def below(inks: list[Ink], measure: str) -> dict:
@@ -262,15 +312,33 @@ def wrong_cells(cells: list[Cell]) -> dict:
     """The wrong cells by kind and by their ink (the true mark's, or stray ink for false alarms)."""
     wrong = [c for c in cells if c.kind != "right"]
     groups = {"true_mark": [c for c in wrong if c.kind != "false-alarm"]}
-    groups.update({kind: [c for c in wrong if c.kind == kind] for kind in ("missed", "confused", "false-alarm")})
+    groups.update(
+        {
+            kind: [c for c in wrong if c.kind == kind]
+            for kind in ("missed", "confused", "false-alarm")
+        }
+    )
     out: dict = {"wrong": len(wrong)}
     for name, group in groups.items():
-        out[name] = {"n": len(group), **{f"{m}_below": below([c.ink for c in group], m) for m in MEASURES},
-                     "inner_snr_below": below([c.inner for c in group], "snr")}
-    out["list"] = [{"seed": c.seed, "cell": [c.row, c.col], "true": c.true, "read": c.read,
-                    **{m: round(get(c.ink), 2) for m, get in MEASURES.items()}, "inner_snr": round(c.inner.snr, 2),
-                    "pixels": c.ink.pixels, "style_family": c.style_family, "conditions": c.conditions}
-                   for c in sorted(wrong, key=lambda c: c.ink.snr)]
+        out[name] = {
+            "n": len(group),
+            **{f"{m}_below": below([c.ink for c in group], m) for m in MEASURES},
+            "inner_snr_below": below([c.inner for c in group], "snr"),
+        }
+    out["list"] = [
+        {
+            "seed": c.seed,
+            "cell": [c.row, c.col],
+            "true": c.true,
+            "read": c.read,
+            **{m: round(get(c.ink), 2) for m, get in MEASURES.items()},
+            "inner_snr": round(c.inner.snr, 2),
+            "pixels": c.ink.pixels,
+            "style_family": c.style_family,
+            "conditions": c.conditions,
+        }
+        for c in sorted(wrong, key=lambda c: c.ink.snr)
+    ]
     return out
 
 
@@ -281,8 +349,14 @@ def accuracy_by(cells: list[Cell], measure: str) -> list[dict]:
     for lo, hi in zip(BINS[:-1], BINS[1:]):
         group = [c for c in drawn if lo <= MEASURES[measure](c.ink) < hi]
         right = sum(c.kind == "right" for c in group)
-        rows.append({"bin": f"{lo:g}-{hi:g}", "cells": len(group), "wrong": len(group) - right,
-                     "accuracy": round(right / max(len(group), 1), 4)})
+        rows.append(
+            {
+                "bin": f"{lo:g}-{hi:g}",
+                "cells": len(group),
+                "wrong": len(group) - right,
+                "accuracy": round(right / max(len(group), 1), 4),
+            }
+        )
     return rows
 
 
@@ -294,35 +368,68 @@ def accuracy(cells: list[Cell]) -> dict:
         for level in LEVELS[:2]:
             legible = [c for c in cells if c.true == "empty" or MEASURES[measure](c.ink) >= level]
             rows[f"legible_{measure}_{level:g}"] = legible
-    return {name: {"cells": len(group), "right": (right := sum(c.kind == "right" for c in group)),
-                   "accuracy": round(right / max(len(group), 1), 5)} for name, group in rows.items()}
+    return {
+        name: {
+            "cells": len(group),
+            "right": (right := sum(c.kind == "right" for c in group)),
+            "accuracy": round(right / max(len(group), 1), 5),
+        }
+        for name, group in rows.items()
+    }
 
 
 def coin_figures(photos: list[PhotoResult]) -> dict:
     """Coin tracks right, and the wrong ones by the ink of their marked coins."""
     read = [p for p in photos if p.read_ok]
     wrong = [p for p in read if p.read_coins != p.true_coins]
-    out: dict = {"photos": len(photos), "read": len(read), "coins_exact": len(read) - len(wrong), "wrong": len(wrong)}
+    out: dict = {
+        "photos": len(photos),
+        "read": len(read),
+        "coins_exact": len(read) - len(wrong),
+        "wrong": len(wrong),
+    }
     for m, get in MEASURES.items():
-        out[m] = {"last_marked": percentiles([get(p.marked[-1]) for p in read if p.marked]),
-                  "wrong_last_marked_below": below([p.marked[-1] for p in wrong if p.marked], m),
-                  "wrong_excused_below": {f"{level:g}": sum(p.coins_excused(m, level) for p in wrong) for level in LEVELS}}
-    out["list"] = [{"seed": p.seed, "true": p.true_coins, "read": p.read_coins,
-                    **{f"last_marked_{m}": round(get(p.marked[-1]), 2) if p.marked else None for m, get in MEASURES.items()},
-                    "faintest_marked_snr": round(min(i.snr for i in p.marked), 2) if p.marked else None,
-                    "first_unmarked_snr": round(p.first_unmarked.snr, 2) if p.first_unmarked else None}
-                   for p in wrong]
+        out[m] = {
+            "last_marked": percentiles([get(p.marked[-1]) for p in read if p.marked]),
+            "wrong_last_marked_below": below([p.marked[-1] for p in wrong if p.marked], m),
+            "wrong_excused_below": {
+                f"{level:g}": sum(p.coins_excused(m, level) for p in wrong) for level in LEVELS
+            },
+        }
+    out["list"] = [
+        {
+            "seed": p.seed,
+            "true": p.true_coins,
+            "read": p.read_coins,
+            **{
+                f"last_marked_{m}": round(get(p.marked[-1]), 2) if p.marked else None
+                for m, get in MEASURES.items()
+            },
+            "faintest_marked_snr": round(min(i.snr for i in p.marked), 2) if p.marked else None,
+            "first_unmarked_snr": round(p.first_unmarked.snr, 2) if p.first_unmarked else None,
+        }
+        for p in wrong
+    ]
     return out
 
 
 def sheets(photos: list[PhotoResult]) -> dict:
     """Sheet-exact photos as read, and if illegible marks (cells, coins) were excused."""
-    exact = sum(p.read_ok and all(c.kind == "right" for c in p.cells) and p.read_coins == p.true_coins for p in photos)
+    exact = sum(
+        p.read_ok and all(c.kind == "right" for c in p.cells) and p.read_coins == p.true_coins
+        for p in photos
+    )
     out: dict = {"photos": len(photos), "exact": exact}
     for m in MEASURES:
         out[f"exact_if_excused_{m}_below"] = {
-            f"{level:g}": sum(p.read_ok and all(c.excused(m, level) for c in p.cells) and p.coins_excused(m, level)
-                              for p in photos) for level in LEVELS}
+            f"{level:g}": sum(
+                p.read_ok
+                and all(c.excused(m, level) for c in p.cells)
+                and p.coins_excused(m, level)
+                for p in photos
+            )
+            for level in LEVELS
+        }
     return out
 
 
@@ -334,10 +441,26 @@ def load_json(path: Path | None) -> dict:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--n", type=int, default=300)
-    ap.add_argument("--seed", type=int, default=1, help="benchmark seed (photos BENCH_SEED_BASE + 100000·seed + i)")
-    ap.add_argument("--photos", type=Path, required=True, help="folder of the benchmark's <seed>.jpg (bench-vision's cache)")
-    ap.add_argument("--readings", type=Path, help="JSON cache of the reader's results (read and written)")
-    ap.add_argument("--signal-cache", type=Path, help="JSON cache of the per-photo ink signal (read and written)")
+    ap.add_argument(
+        "--seed",
+        type=int,
+        default=1,
+        help="benchmark seed (photos BENCH_SEED_BASE + 100000·seed + i)",
+    )
+    ap.add_argument(
+        "--photos",
+        type=Path,
+        required=True,
+        help="folder of the benchmark's <seed>.jpg (bench-vision's cache)",
+    )
+    ap.add_argument(
+        "--readings", type=Path, help="JSON cache of the reader's results (read and written)"
+    )
+    ap.add_argument(
+        "--signal-cache",
+        type=Path,
+        help="JSON cache of the per-photo ink signal (read and written)",
+    )
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
@@ -355,17 +478,30 @@ def main(argv: list[str] | None = None) -> int:
         if str(seed) not in readings:
             readings[str(seed)] = read_benchmark_photo(path)
         photos.append(compare(signals[str(seed)], readings[str(seed)]))
-        print(f"\r{i + 1}/{args.n} photos, {time.perf_counter() - t0:.0f} s", end="", file=sys.stderr, flush=True)
+        print(
+            f"\r{i + 1}/{args.n} photos, {time.perf_counter() - t0:.0f} s",
+            end="",
+            file=sys.stderr,
+            flush=True,
+        )
         if i % 10 == 9 or i == args.n - 1:
             for cache, data in ((args.readings, readings), (args.signal_cache, signals)):
                 if cache:
                     cache.write_text(json.dumps(data))
     print(file=sys.stderr)
     cells = [c for p in photos for c in p.cells]
-    report = {"n": args.n, "seed": args.seed, "levels": LEVELS, "unread_or_wrong_side": sum(not p.read_ok for p in photos),
-              "distribution": {m: distribution(cells, m) for m in MEASURES}, "cell_accuracy": accuracy(cells),
-              "drawn_accuracy_by": {m: accuracy_by(cells, m) for m in MEASURES},
-              "wrong_cells": wrong_cells(cells), "coins": coin_figures(photos), "sheets": sheets(photos)}
+    report = {
+        "n": args.n,
+        "seed": args.seed,
+        "levels": LEVELS,
+        "unread_or_wrong_side": sum(not p.read_ok for p in photos),
+        "distribution": {m: distribution(cells, m) for m in MEASURES},
+        "cell_accuracy": accuracy(cells),
+        "drawn_accuracy_by": {m: accuracy_by(cells, m) for m in MEASURES},
+        "wrong_cells": wrong_cells(cells),
+        "coins": coin_figures(photos),
+        "sheets": sheets(photos),
+    }
     args.out.write_text(json.dumps(report, indent=1))
     print(json.dumps({k: report[k] for k in ("cell_accuracy", "sheets")}, indent=1))
     return 0

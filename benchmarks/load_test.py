@@ -51,11 +51,28 @@ def free_port() -> int:
 
 def start_server(port: int, work: Path, threads: int) -> subprocess.Popen:
     """``uvicorn api.service:create_app`` on 127.0.0.1:port, its files under ``work``."""
-    env = {**os.environ, "CARTOGRAPHERS_DATABASE_URL": f"sqlite:///{work / 'games.sqlite3'}",
-           "CARTOGRAPHERS_BATCH_DIR": str(work / "batch"), "CARTOGRAPHERS_CPU_THREADS": str(threads)}
-    cmd = [sys.executable, "-m", "uvicorn", "--factory", "api.service:create_app", "--host", "127.0.0.1",
-           "--port", str(port), "--log-level", "warning"]
-    return subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    env = {
+        **os.environ,
+        "CARTOGRAPHERS_DATABASE_URL": f"sqlite:///{work / 'games.sqlite3'}",
+        "CARTOGRAPHERS_BATCH_DIR": str(work / "batch"),
+        "CARTOGRAPHERS_CPU_THREADS": str(threads),
+    }
+    cmd = [
+        sys.executable,
+        "-m",
+        "uvicorn",
+        "--factory",
+        "api.service:create_app",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--log-level",
+        "warning",
+    ]
+    return subprocess.Popen(
+        cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
 
 
 def wait_healthy(base: str, proc: subprocess.Popen, limit_s: float = 60.0) -> None:
@@ -96,16 +113,28 @@ class Phase:
         lat = sorted(self.latencies)
         pct = lambda q: round(lat[min(len(lat) - 1, int(q * len(lat)))], 3) if lat else None  # noqa: E731
         errors = sum(n for s, n in self.statuses.items() if s != "200")
-        return {"phase": self.name, "requests": len(lat), "errors": errors, "statuses": dict(self.statuses),
-                "seconds": round(self.seconds, 1), "throughput_rps": round(len(lat) / self.seconds, 3),
-                "p50_s": pct(0.50), "p95_s": pct(0.95), "p99_s": pct(0.99),
-                "mean_s": round(statistics.fmean(lat), 3) if lat else None}
+        return {
+            "phase": self.name,
+            "requests": len(lat),
+            "errors": errors,
+            "statuses": dict(self.statuses),
+            "seconds": round(self.seconds, 1),
+            "throughput_rps": round(len(lat) / self.seconds, 3),
+            "p50_s": pct(0.50),
+            "p95_s": pct(0.95),
+            "p99_s": pct(0.99),
+            "mean_s": round(statistics.fmean(lat), 3) if lat else None,
+        }
 
 
-def post_photo(client: httpx.Client, base: str, name: str, data: bytes, phase: Phase, lock: threading.Lock) -> None:
+def post_photo(
+    client: httpx.Client, base: str, name: str, data: bytes, phase: Phase, lock: threading.Lock
+) -> None:
     started = time.perf_counter()
     try:
-        r = client.post(f"{base}/v1/score", files={"photo": (name, data, "image/jpeg")}, data={"cards": CARDS})
+        r = client.post(
+            f"{base}/v1/score", files={"photo": (name, data, "image/jpeg")}, data={"cards": CARDS}
+        )
         status = str(r.status_code)
         if r.status_code != 200:
             status += f" {r.json().get('code', '')}"
@@ -115,7 +144,9 @@ def post_photo(client: httpx.Client, base: str, name: str, data: bytes, phase: P
         phase.add(time.perf_counter() - started, status)
 
 
-def concurrent_phase(base: str, photos: list[tuple[str, bytes]], clients: int, seconds: float) -> Phase:
+def concurrent_phase(
+    base: str, photos: list[tuple[str, bytes]], clients: int, seconds: float
+) -> Phase:
     """``clients`` threads posting photos until ``seconds``
     have passed (a request started is finished)."""
     phase, lock = Phase(f"{clients} concurrent clients, {seconds:g} s"), threading.Lock()
@@ -191,11 +222,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--clients", type=int, default=16)
     ap.add_argument("--seconds", type=float, default=60.0)
     ap.add_argument("--sequential", type=int, default=500)
-    ap.add_argument("--threads", type=int, default=2, help="the service's CARTOGRAPHERS_CPU_THREADS")
+    ap.add_argument(
+        "--threads", type=int, default=2, help="the service's CARTOGRAPHERS_CPU_THREADS"
+    )
     # 5 s (docs/hardening.md runs 4-7) left the baseline anywhere from 385 to 450 MB, so the growth
     # figure measured the warm-up as much as the load; 30 s is about three rounds of the photos per
     # thread
-    ap.add_argument("--warm-up", type=float, default=30.0, help="seconds of warm-up load before the baseline")
+    ap.add_argument(
+        "--warm-up", type=float, default=30.0, help="seconds of warm-up load before the baseline"
+    )
     ap.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
     args = ap.parse_args(argv)
     photos = [(p.name, p.read_bytes()) for p in sorted((ROOT / "samples").glob("*.jpg"))]
@@ -209,9 +244,17 @@ def main(argv: list[str] | None = None) -> int:
         wait_healthy(base, proc)
         rss_start = rss_mb(proc.pid)
         with httpx.Client(timeout=REQUEST_TIMEOUT_S) as client:  # warm-up: the model loads
-            answers = {name: client.post(f"{base}/v1/score", files={"photo": (name, data, "image/jpeg")},
-                                         data={"cards": CARDS}).status_code for name, data in photos}
-        concurrent_phase(base, photos, args.threads, args.warm_up)  # every CPU thread has read every photo
+            answers = {
+                name: client.post(
+                    f"{base}/v1/score",
+                    files={"photo": (name, data, "image/jpeg")},
+                    data={"cards": CARDS},
+                ).status_code
+                for name, data in photos
+            }
+        concurrent_phase(
+            base, photos, args.threads, args.warm_up
+        )  # every CPU thread has read every photo
         # photos the reader cannot read (a 422, a correct answer)
         # are left out, so any error below is the service's
         unread = sorted(n for n, status in answers.items() if status != 200)
@@ -234,24 +277,41 @@ def main(argv: list[str] | None = None) -> int:
             proc.wait()
         shutil.rmtree(work, ignore_errors=True)
     report = {
-        "machine": machine(), "photos": [n for n, _ in photos], "left_out": unread, "cpu_threads": args.threads,
+        "machine": machine(),
+        "photos": [n for n, _ in photos],
+        "left_out": unread,
+        "cpu_threads": args.threads,
         "phases": [p.to_json() for p in phases],
-        "rss_mb": {"at_start": round(rss_start, 1), "before": round(rss_before, 1), "peak": round(peak.peak, 1), "between_phases": round(rss_between, 1),
-                   "after": round(rss_after, 1), "growth_percent": round(100 * (rss_after / rss_before - 1), 1)},
+        "rss_mb": {
+            "at_start": round(rss_start, 1),
+            "before": round(rss_before, 1),
+            "peak": round(peak.peak, 1),
+            "between_phases": round(rss_between, 1),
+            "after": round(rss_after, 1),
+            "growth_percent": round(100 * (rss_after / rss_before - 1), 1),
+        },
         "server_alive_after": alive,
     }
-    print(f"machine: {report['machine']}; service: uvicorn, {args.threads} CPU threads; "
-          f"{len(photos)} sample photos to /v1/score (left out, the reader answers 422: "
-          f"{', '.join(unread) or 'none'})")
-    print(f"{'phase':36s} {'requests':>8s} {'errors':>6s} {'req/s':>7s} {'p50 s':>7s} {'p95 s':>7s} "
-          f"{'p99 s':>7s}")
+    print(
+        f"machine: {report['machine']}; service: uvicorn, {args.threads} CPU threads; "
+        f"{len(photos)} sample photos to /v1/score (left out, the reader answers 422: "
+        f"{', '.join(unread) or 'none'})"
+    )
+    print(
+        f"{'phase':36s} {'requests':>8s} {'errors':>6s} {'req/s':>7s} {'p50 s':>7s} {'p95 s':>7s} "
+        f"{'p99 s':>7s}"
+    )
     for p in report["phases"]:
-        print(f"{p['phase']:36s} {p['requests']:8d} {p['errors']:6d} {p['throughput_rps']:7.2f} "
-              f"{p['p50_s']:7.2f} {p['p95_s']:7.2f} {p['p99_s']:7.2f}   {p['statuses']}")
+        print(
+            f"{p['phase']:36s} {p['requests']:8d} {p['errors']:6d} {p['throughput_rps']:7.2f} "
+            f"{p['p50_s']:7.2f} {p['p95_s']:7.2f} {p['p99_s']:7.2f}   {p['statuses']}"
+        )
     m = report["rss_mb"]
-    print(f"server RSS MB: at start {m['at_start']}, after warm-up {m['before']}, peak {m['peak']}, "
-          f"between phases {m['between_phases']}, "
-          f"after {m['after']} (growth {m['growth_percent']:+.1f} %); alive after: {alive}")
+    print(
+        f"server RSS MB: at start {m['at_start']}, after warm-up {m['before']}, peak {m['peak']}, "
+        f"between phases {m['between_phases']}, "
+        f"after {m['after']} (growth {m['growth_percent']:+.1f} %); alive after: {alive}"
+    )
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=2))
     errors = sum(p["errors"] for p in report["phases"])

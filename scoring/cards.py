@@ -20,8 +20,14 @@ from scoring.sides import SIZE, Cell
 from scoring.terrain import Terrain
 
 F, V, FA, W, MO, MT, WL, E = (
-    Terrain.FOREST, Terrain.VILLAGE, Terrain.FARM, Terrain.WATER,
-    Terrain.MONSTER, Terrain.MOUNTAIN, Terrain.WASTELAND, Terrain.EMPTY,
+    Terrain.FOREST,
+    Terrain.VILLAGE,
+    Terrain.FARM,
+    Terrain.WATER,
+    Terrain.MONSTER,
+    Terrain.MOUNTAIN,
+    Terrain.WASTELAND,
+    Terrain.EMPTY,
 )
 
 
@@ -89,16 +95,32 @@ def stoneside_forest(b: Board) -> list[Evidence]:
 def canal_lake(b: Board) -> list[Evidence]:
     """1 star per water cell touching a farm, plus 1 per farm cell touching a water."""
     t = b.t
-    out = [_ev([i], 1, "water touching farm") for i in b.cells(W) if any(t[j] is FA for j in NEIGHBOURS[i])]
-    out += [_ev([i], 1, "farm touching water") for i in b.cells(FA) if any(t[j] is W for j in NEIGHBOURS[i])]
+    out = [
+        _ev([i], 1, "water touching farm")
+        for i in b.cells(W)
+        if any(t[j] is FA for j in NEIGHBOURS[i])
+    ]
+    out += [
+        _ev([i], 1, "farm touching water")
+        for i in b.cells(FA)
+        if any(t[j] is W for j in NEIGHBOURS[i])
+    ]
     return out
 
 
 def mages_valley(b: Board) -> list[Evidence]:
     """2 stars per water cell touching a mountain, plus 1 per farm cell touching one."""
     t = b.t
-    out = [_ev([i], 2, "water touching a mountain") for i in b.cells(W) if any(t[j] is MT for j in NEIGHBOURS[i])]
-    out += [_ev([i], 1, "farm touching a mountain") for i in b.cells(FA) if any(t[j] is MT for j in NEIGHBOURS[i])]
+    out = [
+        _ev([i], 2, "water touching a mountain")
+        for i in b.cells(W)
+        if any(t[j] is MT for j in NEIGHBOURS[i])
+    ]
+    out += [
+        _ev([i], 1, "farm touching a mountain")
+        for i in b.cells(FA)
+        if any(t[j] is MT for j in NEIGHBOURS[i])
+    ]
     return out
 
 
@@ -106,7 +128,11 @@ def golden_granary(b: Board) -> list[Evidence]:
     """1 star per water cell touching a ruins cell, plus 3 per farm cell drawn on a ruins cell."""
     # Water drawn *on* a ruin does not touch it; no two ruins touch, so only neighbours count.
     ruins = b.ruins
-    out = [_ev([i], 1, "water beside ruins") for i in b.cells(W) if any(j in ruins for j in NEIGHBOURS[i])]
+    out = [
+        _ev([i], 1, "water beside ruins")
+        for i in b.cells(W)
+        if any(j in ruins for j in NEIGHBOURS[i])
+    ]
     out += [_ev([i], 3, "farm on ruins") for i in b.cells(FA) if i in ruins]
     return out
 
@@ -198,7 +224,9 @@ def lost_barony(b: Board) -> list[Evidence]:
     if not best:
         return []
     r1, c1 = at
-    cells = [(r * SIZE + c) for r in range(r1 - best + 1, r1 + 1) for c in range(c1 - best + 1, c1 + 1)]
+    cells = [
+        (r * SIZE + c) for r in range(r1 - best + 1, r1 + 1) for c in range(c1 - best + 1, c1 + 1)
+    ]
     return [_ev(cells, 3 * best, f"{best}×{best} filled square")]
 
 
@@ -217,7 +245,9 @@ def broken_road(b: Board) -> list[Evidence]:
 
 def cauldrons(b: Board) -> list[Evidence]:
     """1 star per empty cell whose four sides are each filled or the map edge."""
-    return [_ev([i], 1, "enclosed empty cell") for i, t in enumerate(b.t) if t is E and b.surrounded(i)]
+    return [
+        _ev([i], 1, "enclosed empty cell") for i, t in enumerate(b.t) if t is E and b.surrounded(i)
+    ]
 
 
 # ---- the cards as data ------------------------------------------------------------------------
@@ -236,7 +266,13 @@ class Card:
         return (self.rule_fn.__doc__ or "").strip().splitlines()[0]
 
     def to_json(self) -> dict[str, Any]:
-        return {"slug": self.slug, "name": self.name, "back": self.back, "solo": self.solo, "rule": self.rule}
+        return {
+            "slug": self.slug,
+            "name": self.name,
+            "back": self.back,
+            "solo": self.solo,
+            "rule": self.rule,
+        }
 
 
 @dataclass(frozen=True)
@@ -251,12 +287,21 @@ class CardResult:
         return sum(e.stars for e in self.evidence)
 
     def to_json(self) -> dict[str, Any]:
-        return {"card": self.slug, "stars": self.stars, "evidence": [e.to_json() for e in self.evidence]}
+        return {
+            "card": self.slug,
+            "stars": self.stars,
+            "evidence": [e.to_json() for e in self.evidence],
+        }
 
 
 BACKS = ("forest", "farm-water", "village", "placement")
 #: Each back in words.
-BACK_NAMES = {"forest": "forest", "farm-water": "farm and water", "village": "village", "placement": "placement"}
+BACK_NAMES = {
+    "forest": "forest",
+    "farm-water": "farm and water",
+    "village": "village",
+    "placement": "placement",
+}
 
 CARDS: dict[str, Card] = {
     c.slug: c
@@ -297,7 +342,9 @@ def _plain(text: str) -> str:
     return "-".join(words)
 
 
-_BY_PLAIN_NAME = {_plain(c.slug): c.slug for c in CARDS.values()} | {_plain(c.name): c.slug for c in CARDS.values()}
+_BY_PLAIN_NAME = {_plain(c.slug): c.slug for c in CARDS.values()} | {
+    _plain(c.name): c.slug for c in CARDS.values()
+}
 
 
 def card_slug(text: str) -> str:
@@ -317,8 +364,11 @@ def card_slug(text: str) -> str:
         return slug
     close = difflib.get_close_matches(_plain(text), list(_BY_PLAIN_NAME), n=3, cutoff=0.6)
     names = list(dict.fromkeys(CARDS[_BY_PLAIN_NAME[c]].name for c in close))
-    hint = (f"did you mean {' or '.join(names)}?" if names
-            else f"the cards are {', '.join(c.name for c in CARDS.values())}")
+    hint = (
+        f"did you mean {' or '.join(names)}?"
+        if names
+        else f"the cards are {', '.join(c.name for c in CARDS.values())}"
+    )
     raise CardError(f"unknown scoring card {text.strip()!r}: {hint}")
 
 

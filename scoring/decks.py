@@ -61,9 +61,15 @@ class ExploreCard:
         return self.kind == "ruins"
 
     def to_json(self) -> dict[str, Any]:
-        return {"slug": self.slug, "name": self.name, "type": "explore", "kind": self.kind, "time": self.time,
-                "terrains": [t.value for t in self.terrains],
-                "shapes": [{"shape": o.text, "coin": o.coin} for o in self.options]}
+        return {
+            "slug": self.slug,
+            "name": self.name,
+            "type": "explore",
+            "kind": self.kind,
+            "time": self.time,
+            "terrains": [t.value for t in self.terrains],
+            "shapes": [{"shape": o.text, "coin": o.coin} for o in self.options],
+        }
 
 
 @dataclass(frozen=True)
@@ -86,12 +92,25 @@ class AmbushCard:
         return placements(self.shape)
 
     def to_json(self) -> dict[str, Any]:
-        return {"slug": self.slug, "name": self.name, "type": "ambush", "shape": self.shape_text,
-                "direction": self.direction, "solo_corner": self.corner}
+        return {
+            "slug": self.slug,
+            "name": self.name,
+            "type": "ambush",
+            "shape": self.shape_text,
+            "direction": self.direction,
+            "solo_corner": self.corner,
+        }
 
 
-def _card(slug: str, name: str, time: int, terrains: Iterable[Terrain], *shapes: str, coin_first: bool = False,
-          kind: str = "explore") -> ExploreCard:
+def _card(
+    slug: str,
+    name: str,
+    time: int,
+    terrains: Iterable[Terrain],
+    *shapes: str,
+    coin_first: bool = False,
+    kind: str = "explore",
+) -> ExploreCard:
     opts = tuple(ShapeOption(s, coin=(coin_first and k == 0)) for k, s in enumerate(shapes))
     return ExploreCard(slug, name, time, tuple(terrains), opts, kind)
 
@@ -135,18 +154,33 @@ def get_deck_card(slug: str) -> ExploreCard | AmbushCard:
     try:
         return DECK_CARDS[slug]
     except (KeyError, TypeError):
-        raise ValueError(f"unknown explore or ambush card {slug!r}; known: {', '.join(DECK_CARDS)}") from None
+        raise ValueError(
+            f"unknown explore or ambush card {slug!r}; known: {', '.join(DECK_CARDS)}"
+        ) from None
 
 
 def deck_json() -> dict[str, Any]:
     """Both decks as JSON (for docs and clients)."""
-    return {"explore": [c.to_json() for c in EXPLORE_CARDS], "ambush": [c.to_json() for c in AMBUSH_CARDS]}
+    return {
+        "explore": [c.to_json() for c in EXPLORE_CARDS],
+        "ambush": [c.to_json() for c in AMBUSH_CARDS],
+    }
 
 
 assert sum(c.time for c in EXPLORE_CARDS) == 16, "the explore deck holds 16 time"
 assert all(shape_text(o.shape) == o.text for c in EXPLORE_CARDS for o in c.options)
 
 __all__ = [
-    "ANY_TERRAIN", "ShapeOption", "ExploreCard", "AmbushCard", "EXPLORE_CARDS", "AMBUSH_CARDS", "EXPLORE",
-    "AMBUSH", "DECK_CARDS", "ALL_OPTIONS", "get_deck_card", "deck_json",
+    "ANY_TERRAIN",
+    "ShapeOption",
+    "ExploreCard",
+    "AmbushCard",
+    "EXPLORE_CARDS",
+    "AMBUSH_CARDS",
+    "EXPLORE",
+    "AMBUSH",
+    "DECK_CARDS",
+    "ALL_OPTIONS",
+    "get_deck_card",
+    "deck_json",
 ]

@@ -72,7 +72,8 @@ class PlayerMap:
         self.ruins = mask_of(layout.ruins)
         #: (mountain index, mask of its neighbours)
         self.mountains = tuple(
-            (r * SIZE + c, sum(BITS[j] for j in NEIGHBOURS[r * SIZE + c])) for r, c in sorted(layout.mountains)
+            (r * SIZE + c, sum(BITS[j] for j in NEIGHBOURS[r * SIZE + c]))
+            for r, c in sorted(layout.mountains)
         )
         self.paid: set[int] = set()
         self.coins = 0
@@ -92,8 +93,18 @@ class PlayerMap:
 
     def copy(self) -> PlayerMap:
         pm = PlayerMap.__new__(PlayerMap)
-        pm.side, pm.terrain, pm.filled, pm.coins = self.side, list(self.terrain), self.filled, self.coins
-        pm.ruins, pm.mountains, pm.paid, pm.coin_shapes = self.ruins, self.mountains, set(self.paid), self.coin_shapes
+        pm.side, pm.terrain, pm.filled, pm.coins = (
+            self.side,
+            list(self.terrain),
+            self.filled,
+            self.coins,
+        )
+        pm.ruins, pm.mountains, pm.paid, pm.coin_shapes = (
+            self.ruins,
+            self.mountains,
+            set(self.paid),
+            self.coin_shapes,
+        )
         return pm
 
     @property
@@ -126,7 +137,7 @@ class PlayerMap:
         return gained
 
     def to_sheet(self) -> Sheet:
-        rows = tuple(tuple(self.terrain[r * SIZE:(r + 1) * SIZE]) for r in range(SIZE))
+        rows = tuple(tuple(self.terrain[r * SIZE : (r + 1) * SIZE]) for r in range(SIZE))
         return Sheet(self.side, rows, self.coins)
 
 
@@ -160,7 +171,10 @@ def explore_choices(pm: PlayerMap, card: ExploreCard, ruins_pending: bool = Fals
     if not empty:
         return Choices("skip", (), ())
     fitting = tuple(
-        (k, m, opt.coin) for k, opt in enumerate(card.options) for m in opt.placements if not m & filled
+        (k, m, opt.coin)
+        for k, opt in enumerate(card.options)
+        for m in opt.placements
+        if not m & filled
     )
     if ruins_pending:
         open_ruins = pm.ruins & empty
@@ -222,8 +236,12 @@ def _solo_sweep(slug: str) -> tuple[int, ...]:
             ring += [(bottom, c) for c in range(right - 1, left - 1, -1)]
         if right > left:
             ring += [(r, left) for r in range(bottom - 1, top, -1)]
-        start = {"top-left": (top, left), "top-right": (top, right),
-                 "bottom-right": (bottom, right), "bottom-left": (bottom, left)}[card.corner]
+        start = {
+            "top-left": (top, left),
+            "top-right": (top, right),
+            "bottom-right": (bottom, right),
+            "bottom-left": (bottom, left),
+        }[card.corner]
         s = ring.index(start)
         ring = ring[s:] + ring[:s]
         if card.direction == "counterclockwise":
@@ -248,11 +266,13 @@ def solo_ambush_move(pm: PlayerMap, card: AmbushCard) -> Choices:
 class Strategy(Protocol):
     """A player: picks one ``(entry, terrain)`` among the engine's choices."""
 
-    def choose_explore(self, game: Game, player: int, card: ExploreCard, choices: Choices
-                       ) -> tuple[tuple[int | None, int, bool], Terrain]: ...
+    def choose_explore(
+        self, game: Game, player: int, card: ExploreCard, choices: Choices
+    ) -> tuple[tuple[int | None, int, bool], Terrain]: ...
 
-    def choose_ambush(self, game: Game, drawer: int, victim: int, card: AmbushCard, choices: Choices
-                      ) -> tuple[int | None, int, bool]: ...
+    def choose_ambush(
+        self, game: Game, drawer: int, victim: int, card: AmbushCard, choices: Choices
+    ) -> tuple[int | None, int, bool]: ...
 
 
 @dataclass
@@ -277,10 +297,20 @@ class Placement:
         return cells_of(self.mask)
 
     def to_json(self) -> dict[str, Any]:
-        return {"season": SEASONS[self.season].name, "turn": self.turn, "card": self.card, "player": self.player,
-                "by": self.by, "kind": self.kind, "shape": self.shape, "terrain": self.terrain.value,
-                "cells": [list(c) for c in self.cells], "coin": self.coin, "mountain_coins": self.mountain_coins,
-                "ruins": self.ruins}
+        return {
+            "season": SEASONS[self.season].name,
+            "turn": self.turn,
+            "card": self.card,
+            "player": self.player,
+            "by": self.by,
+            "kind": self.kind,
+            "shape": self.shape,
+            "terrain": self.terrain.value,
+            "cells": [list(c) for c in self.cells],
+            "coin": self.coin,
+            "mountain_coins": self.mountain_coins,
+            "ruins": self.ruins,
+        }
 
 
 @dataclass
@@ -301,8 +331,14 @@ def neighbour_drawing(victim: int, players: int, direction: str) -> int:
 class Game:
     """A whole game. ``play()`` runs it; the attributes then hold everything that happened."""
 
-    def __init__(self, players: int, side: str, seed: int, strategies: Sequence[Strategy],
-                 cards: Sequence[str] | None = None):
+    def __init__(
+        self,
+        players: int,
+        side: str,
+        seed: int,
+        strategies: Sequence[Strategy],
+        cards: Sequence[str] | None = None,
+    ):
         if not 1 <= players <= 5:
             raise ValueError(f"players must be 1 to 5, got {players}")
         if side not in SIDES:
@@ -313,7 +349,9 @@ class Game:
         self.strategies = list(strategies)
         self.rng = random.Random(f"cartographers-deck-{seed}")
         if cards is None:
-            picks = [self.rng.choice([s for s, c in CARDS.items() if c.back == back]) for back in BACKS]
+            picks = [
+                self.rng.choice([s for s, c in CARDS.items() if c.back == back]) for back in BACKS
+            ]
             self.rng.shuffle(picks)
             cards = picks
         self.cards = list(cards)
@@ -342,8 +380,22 @@ class Game:
             k, mask, coin = entry
             gained = pm.draw(mask, terrain, coin)
             shape = card.options[k].text if k is not None else None
-            self.placements.append(Placement(self.season, turn, card.slug, p, p, ch.kind, shape, terrain, mask,
-                                             coin, gained, ruins_pending))
+            self.placements.append(
+                Placement(
+                    self.season,
+                    turn,
+                    card.slug,
+                    p,
+                    p,
+                    ch.kind,
+                    shape,
+                    terrain,
+                    mask,
+                    coin,
+                    gained,
+                    ruins_pending,
+                )
+            )
 
     def _ambush(self, card: AmbushCard, turn: int) -> None:
         n = self.players
@@ -354,8 +406,21 @@ class Game:
                 return
             _, mask, _ = ch.entries[0]
             gained = pm.draw(mask, Terrain.MONSTER)
-            self.placements.append(Placement(self.season, turn, card.slug, 0, 0, ch.kind, card.shape_text,
-                                             Terrain.MONSTER, mask, False, gained))
+            self.placements.append(
+                Placement(
+                    self.season,
+                    turn,
+                    card.slug,
+                    0,
+                    0,
+                    ch.kind,
+                    card.shape_text,
+                    Terrain.MONSTER,
+                    mask,
+                    False,
+                    gained,
+                )
+            )
             return
         # every player draws on the neighbour's sheet, all at once: choose first, then draw
         todo = []
@@ -369,8 +434,21 @@ class Game:
         for victim, drawer, kind, (_, mask, _) in todo:
             gained = self.maps[victim].draw(mask, Terrain.MONSTER)
             shape = card.shape_text if kind == "ambush" else None
-            self.placements.append(Placement(self.season, turn, card.slug, victim, drawer, kind, shape,
-                                             Terrain.MONSTER, mask, False, gained))
+            self.placements.append(
+                Placement(
+                    self.season,
+                    turn,
+                    card.slug,
+                    victim,
+                    drawer,
+                    kind,
+                    shape,
+                    Terrain.MONSTER,
+                    mask,
+                    False,
+                    gained,
+                )
+            )
 
     def play_season(self) -> None:
         s = self.season
@@ -423,8 +501,13 @@ class Game:
 
     def card_log(self) -> dict[str, Any]:
         """What a judge at the table knows: players, side, and the cards revealed each season."""
-        return {"players": self.players, "side": self.side,
-                "seasons": [{"season": SEASONS[lg.season].name, "cards": list(lg.cards)} for lg in self.seasons]}
+        return {
+            "players": self.players,
+            "side": self.side,
+            "seasons": [
+                {"season": SEASONS[lg.season].name, "cards": list(lg.cards)} for lg in self.seasons
+            ],
+        }
 
 
 def player_name(p: int) -> str:
@@ -432,7 +515,19 @@ def player_name(p: int) -> str:
 
 
 __all__ = [
-    "PlayerMap", "Choices", "explore_choices", "ambush_choices", "solo_sweep", "solo_ambush_move", "Strategy",
-    "Placement", "SeasonLog", "Game", "neighbour_drawing", "player_name", "EDICTS", "shape_text",
+    "PlayerMap",
+    "Choices",
+    "explore_choices",
+    "ambush_choices",
+    "solo_sweep",
+    "solo_ambush_move",
+    "Strategy",
+    "Placement",
+    "SeasonLog",
+    "Game",
+    "neighbour_drawing",
+    "player_name",
+    "EDICTS",
+    "shape_text",
     "translations",
 ]

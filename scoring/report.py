@@ -25,7 +25,9 @@ def parse_cards(text: str) -> list[str] | str:
     return slugs
 
 
-def score_report(sheet: Sheet, cards: Sequence[str] | str, season: str | None = None) -> dict[str, Any]:
+def score_report(
+    sheet: Sheet, cards: Sequence[str] | str, season: str | None = None
+) -> dict[str, Any]:
     """Score a sheet for four edict cards (A, B, C, D) or for ``"all"`` sixteen cards.
 
     With four cards: ``seasons`` holds the named season, or all four seasons scored on this same
@@ -33,8 +35,13 @@ def score_report(sheet: Sheet, cards: Sequence[str] | str, season: str | None = 
     """
     board = Board(sheet)
     monster_cells = monster_penalty_cells(board)
-    out: dict[str, Any] = {"side": sheet.side, "coins": sheet.coins, "monster_penalty": len(monster_cells),
-                 "monster_cells": [list(c) for c in monster_cells], "warnings": list(sheet.warnings)}
+    out: dict[str, Any] = {
+        "side": sheet.side,
+        "coins": sheet.coins,
+        "monster_penalty": len(monster_cells),
+        "monster_cells": [list(c) for c in monster_cells],
+        "warnings": list(sheet.warnings),
+    }
     if cards == "all" and season is not None:
         raise ValueError("--season needs the four edict cards, not 'all'")
     if cards != "all":

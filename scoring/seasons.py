@@ -47,7 +47,9 @@ def get_season(name: str) -> Season:
     try:
         return SEASON_BY_NAME[name]
     except KeyError:
-        raise ValueError(f"unknown season {name!r}; expected one of {', '.join(SEASON_BY_NAME)}") from None
+        raise ValueError(
+            f"unknown season {name!r}; expected one of {', '.join(SEASON_BY_NAME)}"
+        ) from None
 
 
 def monster_penalty_cells(sheet: Sheet | Board) -> list[tuple[int, int]]:
@@ -84,10 +86,15 @@ def check_setup(cards: Sequence[str]) -> list[str]:
     backs = [CARDS[s].back for s in cards]
     shared = [b for b in BACKS if backs.count(b) > 1]
     if shared:
-        same = "; ".join(" and ".join(CARDS[s].name for s in cards if CARDS[s].back == b) + f" are both {BACK_NAMES[b]} cards"
-                         for b in shared)
-        return [f"{same}: a game's setup takes one card of each kind "
-                f"({', '.join(BACK_NAMES[b] for b in BACKS)})"]
+        same = "; ".join(
+            " and ".join(CARDS[s].name for s in cards if CARDS[s].back == b)
+            + f" are both {BACK_NAMES[b]} cards"
+            for b in shared
+        )
+        return [
+            f"{same}: a game's setup takes one card of each kind "
+            f"({', '.join(BACK_NAMES[b] for b in BACKS)})"
+        ]
     return []
 
 
@@ -97,8 +104,12 @@ class EdictScore:
     result: CardResult
 
     def to_json(self) -> dict[str, Any]:
-        return {"edict": self.edict, "card": self.result.slug, "stars": self.result.stars,
-                "evidence": [e.to_json() for e in self.result.evidence]}
+        return {
+            "edict": self.edict,
+            "card": self.result.slug,
+            "stars": self.result.stars,
+            "evidence": [e.to_json() for e in self.result.evidence],
+        }
 
 
 @dataclass(frozen=True)
@@ -117,13 +128,22 @@ class SeasonScore:
         return sum(e.result.stars for e in self.edicts) + self.coins - self.monster_penalty
 
     def to_json(self) -> dict[str, Any]:
-        return {"season": self.season, "edicts": [e.to_json() for e in self.edicts], "coins": self.coins,
-                "monster_penalty": self.monster_penalty,
-                "monster_cells": [list(c) for c in self.monster_cells], "total": self.total}
+        return {
+            "season": self.season,
+            "edicts": [e.to_json() for e in self.edicts],
+            "coins": self.coins,
+            "monster_penalty": self.monster_penalty,
+            "monster_cells": [list(c) for c in self.monster_cells],
+            "total": self.total,
+        }
 
 
-def score_season(sheet: Sheet | Board, cards: Sequence[str], season: str,
-                 scored: Mapping[str, CardResult] | None = None) -> SeasonScore:
+def score_season(
+    sheet: Sheet | Board,
+    cards: Sequence[str],
+    season: str,
+    scored: Mapping[str, CardResult] | None = None,
+) -> SeasonScore:
     """Score one season on the sheet as it stood at that season's end.
 
     ``scored`` passes card results already computed on this same sheet, so a caller scoring
@@ -137,7 +157,9 @@ def score_season(sheet: Sheet | Board, cards: Sequence[str], season: str,
         return scored[slug] if slug in scored else score_card(slug, board)
 
     first, second = (EdictScore(e, result(cards[EDICTS.index(e)])) for e in s.edicts)
-    return SeasonScore(s.name, (first, second), board.sheet.coins, tuple(monster_penalty_cells(board)))
+    return SeasonScore(
+        s.name, (first, second), board.sheet.coins, tuple(monster_penalty_cells(board))
+    )
 
 
 @dataclass(frozen=True)
@@ -155,15 +177,20 @@ class GameScore:
         return sum(s.monster_penalty for s in self.seasons)
 
     def to_json(self) -> dict[str, Any]:
-        return {"seasons": [s.to_json() for s in self.seasons], "total": self.total,
-                "monster_stars_lost": self.monster_stars_lost}
+        return {
+            "seasons": [s.to_json() for s in self.seasons],
+            "total": self.total,
+            "monster_stars_lost": self.monster_stars_lost,
+        }
 
 
 def score_game(season_sheets: Sequence[Sheet], cards: Sequence[str]) -> GameScore:
     """A whole game's total from the sheet as it stood at the end of each of the four seasons."""
     if len(season_sheets) != 4:
         raise ValueError(f"a game has 4 seasons; got {len(season_sheets)} sheets")
-    return GameScore(tuple(score_season(sh, cards, s.name) for sh, s in zip(season_sheets, SEASONS)))
+    return GameScore(
+        tuple(score_season(sh, cards, s.name) for sh, s in zip(season_sheets, SEASONS))
+    )
 
 
 @dataclass(frozen=True)
@@ -228,7 +255,21 @@ def score_all_cards(sheet: Sheet) -> dict[str, CardResult]:
 
 
 __all__ = [
-    "SEASONS", "EDICTS", "Season", "SeasonScore", "GameScore", "Standing", "SoloRating", "Evidence",
-    "monster_penalty", "monster_penalty_cells", "check_setup", "score_season", "score_game",
-    "rank_players", "solo_rating", "score_all_cards", "get_season",
+    "SEASONS",
+    "EDICTS",
+    "Season",
+    "SeasonScore",
+    "GameScore",
+    "Standing",
+    "SoloRating",
+    "Evidence",
+    "monster_penalty",
+    "monster_penalty_cells",
+    "check_setup",
+    "score_season",
+    "score_game",
+    "rank_players",
+    "solo_rating",
+    "score_all_cards",
+    "get_season",
 ]

@@ -144,6 +144,18 @@ def placements(shape: Shape, flips: bool = True) -> tuple[int, ...]:
 
 
 __all__ = [
-    "Shape", "FULL_MASK", "normalise", "parse_shape", "shape_text", "size", "rotate", "reflect",
-    "orientations", "mask_of", "cells_of", "indices_of", "translations", "placements",
+    "Shape",
+    "FULL_MASK",
+    "normalise",
+    "parse_shape",
+    "shape_text",
+    "size",
+    "rotate",
+    "reflect",
+    "orientations",
+    "mask_of",
+    "cells_of",
+    "indices_of",
+    "translations",
+    "placements",
 ]

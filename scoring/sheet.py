@@ -57,24 +57,29 @@ class Sheet:
         for (r, c), t in self.items():
             where = cell_name((r, c))
             expected = (
-                Terrain.MOUNTAIN if (r, c) in layout.mountains
-                else Terrain.WASTELAND if (r, c) in layout.wasteland
+                Terrain.MOUNTAIN
+                if (r, c) in layout.mountains
+                else Terrain.WASTELAND
+                if (r, c) in layout.wasteland
                 else None
             )
             if expected is not None and t is not expected:
                 raise SheetError(
                     f"cell {where} is printed as {expected.value} on side {self.side}, got "
                     f"{t.value}",
-                    f"cells[{r}][{c}]", (r, c),
+                    f"cells[{r}][{c}]",
+                    (r, c),
                 )
             if expected is None and t.printed:
                 raise SheetError(
                     f"cell {where} is {t.value}, but side {self.side} prints no {t.value} there",
-                    f"cells[{r}][{c}]", (r, c),
+                    f"cells[{r}][{c}]",
+                    (r, c),
                 )
         if self.coins > COIN_TRACK and not self.warnings:
             object.__setattr__(
-                self, "warnings",
+                self,
+                "warnings",
                 (f"{self.coins} coins is more than the {COIN_TRACK} the printed track holds",),
             )
 
@@ -88,8 +93,10 @@ class Sheet:
         layout = _layout(side)
         rows = tuple(
             tuple(
-                Terrain.MOUNTAIN if (r, c) in layout.mountains
-                else Terrain.WASTELAND if (r, c) in layout.wasteland
+                Terrain.MOUNTAIN
+                if (r, c) in layout.mountains
+                else Terrain.WASTELAND
+                if (r, c) in layout.wasteland
                 else Terrain.EMPTY
                 for c in range(SIZE)
             )
@@ -141,7 +148,10 @@ class Sheet:
         for r, row in enumerate(cells):
             if not isinstance(row, list) or len(row) != SIZE:
                 got = f"{len(row)} cells" if isinstance(row, list) else type(row).__name__
-                raise SheetError(f"cells[{r}] (row {chr(65 + r)}) must hold {SIZE} cells, got {got}", f"cells[{r}]")
+                raise SheetError(
+                    f"cells[{r}] (row {chr(65 + r)}) must hold {SIZE} cells, got {got}",
+                    f"cells[{r}]",
+                )
             out = []
             for c, name in enumerate(row):
                 try:
@@ -151,17 +161,30 @@ class Sheet:
                     raise SheetError(
                         f"cell {cell_name((r, c))} has unknown terrain {name!r}; expected one of "
                         f"{names}",
-                        f"cells[{r}][{c}]", (r, c),
+                        f"cells[{r}][{c}]",
+                        (r, c),
                     ) from None
             rows.append(tuple(out))
         coins = data.get("coins", 0)
-        sheet = cls(data["side"] if isinstance(data["side"], str) else repr(data["side"]), tuple(rows), coins)
+        sheet = cls(
+            data["side"] if isinstance(data["side"], str) else repr(data["side"]),
+            tuple(rows),
+            coins,
+        )
         if unknown:
-            object.__setattr__(sheet, "warnings", sheet.warnings + (f"ignored unknown fields: {', '.join(sorted(unknown))}",))
+            object.__setattr__(
+                sheet,
+                "warnings",
+                sheet.warnings + (f"ignored unknown fields: {', '.join(sorted(unknown))}",),
+            )
         return sheet
 
     def to_json(self) -> dict[str, Any]:
-        return {"side": self.side, "cells": [[t.value for t in row] for row in self.cells], "coins": self.coins}
+        return {
+            "side": self.side,
+            "cells": [[t.value for t in row] for row in self.cells],
+            "coins": self.coins,
+        }
 
     # ---- text form ----------------------------------------------------------------------
     def to_text(self) -> str:
@@ -198,11 +221,15 @@ class Sheet:
             raise SheetError(f"coins must be a whole number, got {head[3]!r}", "coins") from None
         grid = [ln.replace(" ", "") for ln in lines[1:]]
         if len(grid) != SIZE:
-            raise SheetError(f"expected {SIZE} rows of cells after the header, got {len(grid)}", "cells")
+            raise SheetError(
+                f"expected {SIZE} rows of cells after the header, got {len(grid)}", "cells"
+            )
         rows = []
         for r, line in enumerate(grid):
             if len(line) != SIZE:
-                raise SheetError(f"row {chr(65 + r)} must have {SIZE} cells, got {len(line)}", f"cells[{r}]")
+                raise SheetError(
+                    f"row {chr(65 + r)} must have {SIZE} cells, got {len(line)}", f"cells[{r}]"
+                )
             row = []
             for c, ch in enumerate(line):
                 t = CHAR_TEXT.get(ch.upper() if ch not in "r" else ".")
@@ -210,7 +237,8 @@ class Sheet:
                     raise SheetError(
                         f"cell {cell_name((r, c))} has unknown symbol {ch!r}; expected one of "
                         f"{''.join(CHAR_TEXT)} or r",
-                        f"cells[{r}][{c}]", (r, c),
+                        f"cells[{r}][{c}]",
+                        (r, c),
                     )
                 row.append(t)
             rows.append(tuple(row))

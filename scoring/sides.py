@@ -31,7 +31,9 @@ class SideLayout:
         assert len(rows) == SIZE and all(len(r) == SIZE for r in rows), name
 
         def cells(mark: str) -> frozenset[Cell]:
-            return frozenset((r, c) for r, row in enumerate(rows) for c, ch in enumerate(row) if ch == mark)
+            return frozenset(
+                (r, c) for r, row in enumerate(rows) for c, ch in enumerate(row) if ch == mark
+            )
 
         return cls(name, title, cells("M"), cells("R"), cells("W"))
 
@@ -48,7 +50,12 @@ class SideLayout:
         >>> len(SIDE_A.drawable), SIDE_A.drawable[:2], len(SIDE_B.drawable)
         (116, ((0, 0), (0, 1)), 109)
         """
-        return tuple((r, c) for r in range(self.size) for c in range(self.size) if (r, c) not in self.printed_filled)
+        return tuple(
+            (r, c)
+            for r in range(self.size)
+            for c in range(self.size)
+            if (r, c) not in self.printed_filled
+        )
 
 
 SIDE_A = SideLayout.from_picture(

@@ -64,12 +64,14 @@ class RandomStrategy:
     def __init__(self, rng: random.Random):
         self.rng = rng
 
-    def choose_explore(self, game: Game, player: int, card: ExploreCard, choices: Choices
-                       ) -> tuple[Entry, Terrain]:
+    def choose_explore(
+        self, game: Game, player: int, card: ExploreCard, choices: Choices
+    ) -> tuple[Entry, Terrain]:
         return self.rng.choice(choices.entries), self.rng.choice(choices.terrains)
 
-    def choose_ambush(self, game: Game, drawer: int, victim: int, card: AmbushCard, choices: Choices
-                      ) -> Entry:
+    def choose_ambush(
+        self, game: Game, drawer: int, victim: int, card: AmbushCard, choices: Choices
+    ) -> Entry:
         return self.rng.choice(choices.entries)
 
 
@@ -96,23 +98,25 @@ class GreedyStrategy:
         b.filled = [x is not Terrain.EMPTY for x in t]
         b.ruins = _ruins_indices(pm)
         now = SEASONS[s].edicts
-        later = {e for season in SEASONS[s + 1:] for e in season.edicts} - set(now)
+        later = {e for season in SEASONS[s + 1 :] for e in season.edicts} - set(now)
         stars: float = sum(score_card(game.cards[EDICTS.index(e)], b).stars for e in now)
         stars += 0.35 * sum(score_card(game.cards[EDICTS.index(e)], b).stars for e in later)
         coins = pm.coins + pm.new_surrounds(mask) + (1 if coin else 0)
         return stars + left * (coins - monster_penalty(b))
 
-    def _shortlist(self, entries: Sequence[Entry], pm: PlayerMap, key: Callable[[Entry], float]
-                   ) -> list[Entry]:
+    def _shortlist(
+        self, entries: Sequence[Entry], pm: PlayerMap, key: Callable[[Entry], float]
+    ) -> list[Entry]:
         if len(entries) <= self.exact + self.sampled:
             return list(entries)
         ranked = sorted(entries, key=key, reverse=True)
         best = ranked[: self.exact]
-        rest = ranked[self.exact:]
+        rest = ranked[self.exact :]
         return best + self.rng.sample(rest, min(self.sampled, len(rest)))
 
-    def choose_explore(self, game: Game, player: int, card: ExploreCard, choices: Choices
-                       ) -> tuple[Entry, Terrain]:
+    def choose_explore(
+        self, game: Game, player: int, card: ExploreCard, choices: Choices
+    ) -> tuple[Entry, Terrain]:
         pm = game.maps[player]
         filled = pm.filled
         jitter = self.rng.random
@@ -123,20 +127,25 @@ class GreedyStrategy:
 
         shortlist = self._shortlist(choices.entries, pm, cheap)
         terrains: list[Terrain] = [t for t in choices.terrains if t is not Terrain.MONSTER] or list(
-            choices.terrains)
+            choices.terrains
+        )
         best: tuple[Entry, Terrain] | None = None
         best_v = float("-inf")
         for e in shortlist:
             for t in terrains:
-                v = self.value(game, pm, e[1], t, e[2]) + 0.15 * (neighbour_mask(e[1]) & filled).bit_count() \
+                v = (
+                    self.value(game, pm, e[1], t, e[2])
+                    + 0.15 * (neighbour_mask(e[1]) & filled).bit_count()
                     + 0.01 * jitter()
+                )
                 if v > best_v:
                     best, best_v = (e, t), v
         assert best is not None  # the engine asks only when there is something to draw
         return best
 
-    def choose_ambush(self, game: Game, drawer: int, victim: int, card: AmbushCard, choices: Choices
-                      ) -> Entry:
+    def choose_ambush(
+        self, game: Game, drawer: int, victim: int, card: AmbushCard, choices: Choices
+    ) -> Entry:
         pm = game.maps[victim]
         empty = FULL_MASK & ~pm.filled
         jitter = self.rng.random
@@ -145,7 +154,10 @@ class GreedyStrategy:
             return (neighbour_mask(e[1]) & empty).bit_count() + jitter()
 
         shortlist = self._shortlist(choices.entries, pm, cheap)
-        return min(shortlist, key=lambda e: self.value(game, pm, e[1], Terrain.MONSTER, False) + 0.01 * jitter())
+        return min(
+            shortlist,
+            key=lambda e: self.value(game, pm, e[1], Terrain.MONSTER, False) + 0.01 * jitter(),
+        )
 
 
 _RUINS_CACHE: dict[int, frozenset[int]] = {}
@@ -196,32 +208,51 @@ class GameRecord:
         return [sheets[-1] for sheets in self.season_sheets]
 
     def placements_for(self, player: int, season: int | None = None) -> list[Placement]:
-        return [p for p in self.placements if p.player == player and (season is None or p.season == season)]
+        return [
+            p
+            for p in self.placements
+            if p.player == player and (season is None or p.season == season)
+        ]
 
     def to_json(self) -> dict[str, Any]:
         seasons = []
         for s, info in enumerate(self.seasons):
-            seasons.append({
-                **info,
-                "placements": [p.to_json() for p in self.placements if p.season == s],
-                "sheets": [self.season_sheets[p][s].to_json() for p in range(self.players)],
-                "scores": [self.season_scores[p][s].to_json() for p in range(self.players)],
-            })
+            seasons.append(
+                {
+                    **info,
+                    "placements": [p.to_json() for p in self.placements if p.season == s],
+                    "sheets": [self.season_sheets[p][s].to_json() for p in range(self.players)],
+                    "scores": [self.season_scores[p][s].to_json() for p in range(self.players)],
+                }
+            )
         out: dict[str, Any] = {
             "version": 1,
             "players": self.players,
             "side": self.side,
             "seed": self.seed,
             "strategy": self.strategy,
-            "setup": {"edicts": dict(zip(EDICTS, self.cards)), "cards": list(self.cards),
-                      "ambush_order": list(self.ambush_order)},
+            "setup": {
+                "edicts": dict(zip(EDICTS, self.cards)),
+                "cards": list(self.cards),
+                "ambush_order": list(self.ambush_order),
+            },
             "card_log": self.card_log,
             "seasons": seasons,
             "final": {
                 "sheets": [s.to_json() for s in self.final_sheets],
-                "scores": [{"player": player_name(p), **g.to_json()} for p, g in enumerate(self.game_scores)],
-                "ranking": [{"player": st.player, "place": st.place, "total": st.total,
-                             "monster_stars_lost": st.monster_stars_lost} for st in self.ranking],
+                "scores": [
+                    {"player": player_name(p), **g.to_json()}
+                    for p, g in enumerate(self.game_scores)
+                ],
+                "ranking": [
+                    {
+                        "player": st.player,
+                        "place": st.place,
+                        "total": st.total,
+                        "monster_stars_lost": st.monster_stars_lost,
+                    }
+                    for st in self.ranking
+                ],
             },
         }
         if self.solo is not None:
@@ -233,13 +264,44 @@ def simulate(players: int, side: str, seed: int, strategy: str = "greedy") -> Ga
     """Play a whole game with every player on ``strategy``; deterministic for ``seed``."""
     if strategy not in STRATEGIES:
         raise ValueError(f"unknown strategy {strategy!r}; expected one of {', '.join(STRATEGIES)}")
-    strategies = [make_strategy(strategy, random.Random(f"cartographers-player-{seed}-{p}")) for p in range(players)]
+    strategies = [
+        make_strategy(strategy, random.Random(f"cartographers-player-{seed}-{p}"))
+        for p in range(players)
+    ]
     game = Game(players, side, seed, strategies).play()
-    seasons = [{"season": SEASONS[lg.season].name, "threshold": SEASONS[lg.season].time, "time": lg.time,
-                "ambush_added": lg.ambush_added, "cards": list(lg.cards)} for lg in game.seasons]
-    return GameRecord(players, side, seed, strategy, list(game.cards), list(game.ambush_order), game.card_log(),
-                      seasons, list(game.placements), game.season_sheets, game.season_scores, game.game_scores(),
-                      game.ranking(), game.solo())
+    seasons = [
+        {
+            "season": SEASONS[lg.season].name,
+            "threshold": SEASONS[lg.season].time,
+            "time": lg.time,
+            "ambush_added": lg.ambush_added,
+            "cards": list(lg.cards),
+        }
+        for lg in game.seasons
+    ]
+    return GameRecord(
+        players,
+        side,
+        seed,
+        strategy,
+        list(game.cards),
+        list(game.ambush_order),
+        game.card_log(),
+        seasons,
+        list(game.placements),
+        game.season_sheets,
+        game.season_scores,
+        game.game_scores(),
+        game.ranking(),
+        game.solo(),
+    )
 
 
-__all__ = ["simulate", "GameRecord", "RandomStrategy", "GreedyStrategy", "STRATEGIES", "neighbour_mask"]
+__all__ = [
+    "simulate",
+    "GameRecord",
+    "RandomStrategy",
+    "GreedyStrategy",
+    "STRATEGIES",
+    "neighbour_mask",
+]

@@ -46,8 +46,13 @@ from scoring.legality.verdicts import LEVELS, STATUSES, Check, Reason, Verdict, 
 from scoring.sheet import Sheet
 
 
-def validate(sheet: Sheet, *, log: dict[str, Any] | CardLog | None = None,
-             previous: Sheet | Sequence[Sheet] | None = None, time_limit: float = 5.0) -> Verdict:
+def validate(
+    sheet: Sheet,
+    *,
+    log: dict[str, Any] | CardLog | None = None,
+    previous: Sheet | Sequence[Sheet] | None = None,
+    time_limit: float = 5.0,
+) -> Verdict:
     """Check a sheet at every level its inputs allow (see the module docstring).
 
     ``log`` is a card log (:func:`parse_log`; a malformed one raises ``ValueError`` naming the
@@ -69,7 +74,11 @@ def validate(sheet: Sheet, *, log: dict[str, Any] | CardLog | None = None,
 
     # level 2: with the card log
     if card_log is not None:
-        share = deadline if not previous else time.perf_counter() + (deadline - time.perf_counter()) * 0.6
+        share = (
+            deadline
+            if not previous
+            else time.perf_counter() + (deadline - time.perf_counter()) * 0.6
+        )
         checks.append(check_log_level([sheet], [final_season], card_log, share, "log"))
 
     # level 3: with the earlier season sheets
@@ -97,11 +106,27 @@ def _final_season(card_log: CardLog | None, previous: list[Sheet]) -> int:
     if card_log is not None:
         final_season = len(card_log.seasons) - 1
         if previous and len(previous) > final_season:
-            raise ValueError(f"previous: {len(previous)} earlier sheets but the log has only "
-                             f"{len(card_log.seasons)} season(s)")
+            raise ValueError(
+                f"previous: {len(previous)} earlier sheets but the log has only "
+                f"{len(card_log.seasons)} season(s)"
+            )
         return final_season
     return len(previous) if previous else 3
 
 
-__all__ = ["validate", "replay", "Verdict", "Check", "Reason", "CardLog", "parse_log", "log_events", "Event",
-           "LEVELS", "STATUSES", "MAX_EXPLORE_TURNS", "MAX_SEASON_TIME", "MAX_COIN_SHAPES"]
+__all__ = [
+    "validate",
+    "replay",
+    "Verdict",
+    "Check",
+    "Reason",
+    "CardLog",
+    "parse_log",
+    "log_events",
+    "Event",
+    "LEVELS",
+    "STATUSES",
+    "MAX_EXPLORE_TURNS",
+    "MAX_SEASON_TIME",
+    "MAX_COIN_SHAPES",
+]

@@ -27,7 +27,9 @@ def row_cells(letter: str) -> str:
 
 def col_cells(number: int, skip: str = "") -> str:
     """All cells of a printed column, minus the ``skip`` names."""
-    return " ".join(n for n in (f"{chr(65 + r)}{number}" for r in range(11)) if n not in skip.split())
+    return " ".join(
+        n for n in (f"{chr(65 + r)}{number}" for r in range(11)) if n not in skip.split()
+    )
 
 
 @pytest.fixture
@@ -39,11 +41,24 @@ def blank_a() -> Sheet:
 #: Test files that read or make photos, train, fuzz, run real servers or databases: each test takes
 #: seconds. Everything else checks rules, parsers and routes in milliseconds.
 SLOW_FILES = {
-    "test_vision_train.py", "test_vision_grid.py", "test_vision_reader.py", "test_vision_coins.py",
-    "test_vision_orient.py", "test_vision_features.py", "test_near_sheets.py", "test_games_photos.py",
-    "test_batch_photos.py", "test_failure_recovery.py", "test_games_postgres.py", "test_bench_scans.py",
-    "test_fuzz_loader.py", "test_synth_photos.py", "test_synth_art.py", "test_synth_truth.py",
-    "test_synth_legibility.py", "test_schemathesis.py",
+    "test_vision_train.py",
+    "test_vision_grid.py",
+    "test_vision_reader.py",
+    "test_vision_coins.py",
+    "test_vision_orient.py",
+    "test_vision_features.py",
+    "test_near_sheets.py",
+    "test_games_photos.py",
+    "test_batch_photos.py",
+    "test_failure_recovery.py",
+    "test_games_postgres.py",
+    "test_bench_scans.py",
+    "test_fuzz_loader.py",
+    "test_synth_photos.py",
+    "test_synth_art.py",
+    "test_synth_truth.py",
+    "test_synth_legibility.py",
+    "test_schemathesis.py",
 }
 #: Test files that drive Debian's Chromium.
 BROWSER_FILES = {"test_web_page.py", "test_web_player.py"}

@@ -31,16 +31,36 @@ def _table(rng: np.random.Generator, h: int = 900, w: int = 1200) -> np.ndarray:
     return cv2.add(base, rng.integers(0, 25, (h, w, 3), dtype=np.uint8))
 
 
-def _lattice(img: np.ndarray, x0: float, y0: float, step: float, rng: np.random.Generator,
-             rows: bool = True, cols: bool = True, n: int = 12) -> None:
+def _lattice(
+    img: np.ndarray,
+    x0: float,
+    y0: float,
+    step: float,
+    rng: np.random.Generator,
+    rows: bool = True,
+    cols: bool = True,
+    n: int = 12,
+) -> None:
     colour = tuple(int(v) for v in rng.integers(0, 80, 3))
     width = int(rng.integers(1, 4))
     end = (n - 1) * step
     for i in range(n):
         if cols:
-            cv2.line(img, (int(x0 + i * step), int(y0)), (int(x0 + i * step), int(y0 + end)), colour, width)
+            cv2.line(
+                img,
+                (int(x0 + i * step), int(y0)),
+                (int(x0 + i * step), int(y0 + end)),
+                colour,
+                width,
+            )
         if rows:
-            cv2.line(img, (int(x0), int(y0 + i * step)), (int(x0 + end), int(y0 + i * step)), colour, width)
+            cv2.line(
+                img,
+                (int(x0), int(y0 + i * step)),
+                (int(x0 + end), int(y0 + i * step)),
+                colour,
+                width,
+            )
 
 
 def lines_one_axis(seed: int) -> np.ndarray:
@@ -83,7 +103,7 @@ def cropped_half(seed: int) -> np.ndarray:
     """One half of the sample sheet (top, bottom, left or right)."""
     img = sample_sheet()
     h, w = img.shape[:2]
-    return [img[: h // 2], img[h // 2:], img[:, : w // 2], img[:, w // 2:]][seed % 4].copy()
+    return [img[: h // 2], img[h // 2 :], img[:, : w // 2], img[:, w // 2 :]][seed % 4].copy()
 
 
 def turned_45(seed: int) -> np.ndarray:
@@ -135,9 +155,22 @@ def noise(seed: int) -> np.ndarray:
 
 #: name → maker, in the order the tests list them.
 NEAR_SHEETS: dict[str, Callable[[int], np.ndarray]] = {
-    f.__name__.replace("_", "-"): f for f in (
-        lines_one_axis, bare_lattice, two_lattices, extreme_perspective, cropped_half, turned_45, shrunk,
-        blurred, inverted, strip, all_black, all_white, noise)
+    f.__name__.replace("_", "-"): f
+    for f in (
+        lines_one_axis,
+        bare_lattice,
+        two_lattices,
+        extreme_perspective,
+        cropped_half,
+        turned_45,
+        shrunk,
+        blurred,
+        inverted,
+        strip,
+        all_black,
+        all_white,
+        noise,
+    )
 }
 
 

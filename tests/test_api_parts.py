@@ -11,8 +11,10 @@ from api.settings import MB, settings_from_env
 from api.uploads import image_kind, image_size
 
 
-@pytest.mark.parametrize("ext,kind", [(".png", "png"), (".jpg", "jpeg"), (".webp", "webp"), (".bmp", "bmp"),
-                                      (".tiff", "tiff")])
+@pytest.mark.parametrize(
+    "ext,kind",
+    [(".png", "png"), (".jpg", "jpeg"), (".webp", "webp"), (".bmp", "bmp"), (".tiff", "tiff")],
+)
 @pytest.mark.parametrize("width,height", [(1, 1), (37, 501), (640, 480), (1203, 77)])
 def test_kind_and_size_come_from_the_file_header(ext, kind, width, height):
     rng = np.random.default_rng(width * height)
@@ -25,14 +27,24 @@ def test_kind_and_size_come_from_the_file_header(ext, kind, width, height):
 
 
 def test_a_progressive_jpeg_size_is_read_too():
-    ok, data = cv2.imencode(".jpg", np.zeros((123, 456, 3), np.uint8), [cv2.IMWRITE_JPEG_PROGRESSIVE, 1])
+    ok, data = cv2.imencode(
+        ".jpg", np.zeros((123, 456, 3), np.uint8), [cv2.IMWRITE_JPEG_PROGRESSIVE, 1]
+    )
     assert ok and image_size(data.tobytes(), "jpeg") == (456, 123)
 
 
-@pytest.mark.parametrize("data,kind", [
-    (b"", None), (b"%PDF-1.7\n", None), (b"<html>", None), (b"GIF89a\x01\x00", "gif"),
-    (b"\0\0\0\x18ftypheic\0\0\0\0", "heic"), (b"\0\0\0\x18ftypmif1\0\0\0\0", "heic"), (b"\0\0\0\x18ftypisom", None),
-])
+@pytest.mark.parametrize(
+    "data,kind",
+    [
+        (b"", None),
+        (b"%PDF-1.7\n", None),
+        (b"<html>", None),
+        (b"GIF89a\x01\x00", "gif"),
+        (b"\0\0\0\x18ftypheic\0\0\0\0", "heic"),
+        (b"\0\0\0\x18ftypmif1\0\0\0\0", "heic"),
+        (b"\0\0\0\x18ftypisom", None),
+    ],
+)
 def test_other_files_are_told_apart(data, kind):
     assert image_kind(data) == kind
 
@@ -45,34 +57,53 @@ def test_truncated_headers_give_no_size_instead_of_failing(kind):
         assert image_size(head[:cut], kind) in (None, (30, 20))
 
 
-@pytest.mark.parametrize("env,field,value", [
-    ({"CARTOGRAPHERS_MAX_UPLOAD_MB": "5"}, "max_upload_bytes", 5 * MB),
-    ({"CARTOGRAPHERS_MAX_UPLOAD_MB": "0.5"}, "max_upload_bytes", MB // 2),
-    ({"CARTOGRAPHERS_MAX_PIXELS": "1000"}, "max_pixels", 1000),
-    ({"CARTOGRAPHERS_TIME_LIMIT": "2.5"}, "time_limit", 2.5),
-    ({"CARTOGRAPHERS_CORS_ORIGINS": "http://a.test, http://b.test"}, "cors_origins", ("http://a.test", "http://b.test")),
-    ({}, "cors_origins", ()),
-    ({}, "max_upload_bytes", 20 * MB),
-])
+@pytest.mark.parametrize(
+    "env,field,value",
+    [
+        ({"CARTOGRAPHERS_MAX_UPLOAD_MB": "5"}, "max_upload_bytes", 5 * MB),
+        ({"CARTOGRAPHERS_MAX_UPLOAD_MB": "0.5"}, "max_upload_bytes", MB // 2),
+        ({"CARTOGRAPHERS_MAX_PIXELS": "1000"}, "max_pixels", 1000),
+        ({"CARTOGRAPHERS_TIME_LIMIT": "2.5"}, "time_limit", 2.5),
+        (
+            {"CARTOGRAPHERS_CORS_ORIGINS": "http://a.test, http://b.test"},
+            "cors_origins",
+            ("http://a.test", "http://b.test"),
+        ),
+        ({}, "cors_origins", ()),
+        ({}, "max_upload_bytes", 20 * MB),
+    ],
+)
 def test_settings_from_the_environment(env, field, value):
     assert getattr(settings_from_env(env), field) == value
 
 
-@pytest.mark.parametrize("env,word", [({"CARTOGRAPHERS_MAX_PIXELS": "lots"}, "CARTOGRAPHERS_MAX_PIXELS"),
-                                      ({"CARTOGRAPHERS_TIME_LIMIT": "-1"}, "time_limit"),
-                                      ({"CARTOGRAPHERS_MAX_UPLOAD_MB": "0"}, "max_upload_bytes")])
+@pytest.mark.parametrize(
+    "env,word",
+    [
+        ({"CARTOGRAPHERS_MAX_PIXELS": "lots"}, "CARTOGRAPHERS_MAX_PIXELS"),
+        ({"CARTOGRAPHERS_TIME_LIMIT": "-1"}, "time_limit"),
+        ({"CARTOGRAPHERS_MAX_UPLOAD_MB": "0"}, "max_upload_bytes"),
+    ],
+)
 def test_a_bad_setting_is_refused_by_name(env, word):
     with pytest.raises(ValueError, match=word):
         settings_from_env(env)
 
 
-@pytest.mark.parametrize("argv,field,value", [
-    ([], "max_upload_bytes", 20 * MB),
-    (["--max-upload-mb", "3"], "max_upload_bytes", 3 * MB),
-    (["--max-pixels", "999"], "max_pixels", 999),
-    (["--time-limit", "7"], "time_limit", 7.0),
-    (["--cors-origin", "http://x.test", "--cors-origin", "http://y.test"], "cors_origins", ("http://x.test", "http://y.test")),
-])
+@pytest.mark.parametrize(
+    "argv,field,value",
+    [
+        ([], "max_upload_bytes", 20 * MB),
+        (["--max-upload-mb", "3"], "max_upload_bytes", 3 * MB),
+        (["--max-pixels", "999"], "max_pixels", 999),
+        (["--time-limit", "7"], "time_limit", 7.0),
+        (
+            ["--cors-origin", "http://x.test", "--cors-origin", "http://y.test"],
+            "cors_origins",
+            ("http://x.test", "http://y.test"),
+        ),
+    ],
+)
 def test_serve_passes_its_flags_to_the_app(monkeypatch, argv, field, value):
     seen = {}
     monkeypatch.setattr("uvicorn.run", lambda app, **kw: seen.update(app=app, **kw))
@@ -111,8 +142,12 @@ def test_python_dash_m_reports_a_user_error_like_the_installed_command(tmp_path)
 
     photo = tmp_path / "table.png"
     cv2.imwrite(str(photo), np.full((300, 400, 3), 200, np.uint8))
-    done = subprocess.run([sys.executable, "-m", "api.cli", "read", str(photo)], capture_output=True, text=True,
-                          timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "api.cli", "read", str(photo)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 2
     assert done.stderr.strip() == "cartographers read: no map grid found"
 
@@ -123,10 +158,12 @@ def test_help_lists_every_command_without_loading_the_database_or_the_solver() -
     import subprocess
     import sys
 
-    code = ("import sys; from api.cli import main\n"
-            "try: main(['--help'])\n"
-            "except SystemExit: pass\n"
-            "print(sorted(m for m in ('sqlalchemy', 'ortools', 'pandas') if m in sys.modules))")
+    code = (
+        "import sys; from api.cli import main\n"
+        "try: main(['--help'])\n"
+        "except SystemExit: pass\n"
+        "print(sorted(m for m in ('sqlalchemy', 'ortools', 'pandas') if m in sys.modules))"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "game" in done.stdout and "validate" in done.stdout

@@ -66,7 +66,12 @@ def test_cards_lists_all_sixteen_with_rules_and_solo_values(client):
     assert [c["slug"] for c in body["cards"]] == list(CARDS)
     for card in body["cards"]:
         source = CARDS[card["slug"]]
-        assert (card["name"], card["back"], card["solo"], card["rule"]) == (source.name, source.back, source.solo, source.rule)
+        assert (card["name"], card["back"], card["solo"], card["rule"]) == (
+            source.name,
+            source.back,
+            source.solo,
+            source.rule,
+        )
         assert card["rule"]
     assert body["backs"] == list(BACKS)
     assert [s["name"] for s in body["seasons"]] == ["spring", "summer", "fall", "winter"]
@@ -83,10 +88,17 @@ def test_sides_give_the_printed_layout(client, side):
 
 
 # ---- score-map -------------------------------------------------------------------------------
-@pytest.mark.parametrize("cards,season", [
-    (FOUR, None), (FOUR, "spring"), (FOUR, "winter"), (",".join(FOUR), "fall"),
-    (["cauldrons", "greenbough", "mages-valley", "great-city"], "summer"), ("all", None),
-])
+@pytest.mark.parametrize(
+    "cards,season",
+    [
+        (FOUR, None),
+        (FOUR, "spring"),
+        (FOUR, "winter"),
+        (",".join(FOUR), "fall"),
+        (["cauldrons", "greenbough", "mages-valley", "great-city"], "summer"),
+        ("all", None),
+    ],
+)
 def test_score_map_answers_the_score_report(client, cards, season):
     r = client.post("/v1/score-map", json={"sheet": SAMPLE, "cards": cards, "season": season})
     assert r.status_code == 200, r.text
@@ -102,18 +114,32 @@ def test_score_map_answers_the_score_report(client, cards, season):
         assert [s["season"] for s in body["seasons"]] == [season]
 
 
-@pytest.mark.parametrize("cell,terrain,card,delta", [
-    ((0, 7), "forest", "sentinel-wood", 1),  # a forest on the edge
-    ((7, 9), "water", "canal-lake", 2),  # the water touches a farm, and that farm now touches water
-    ((10, 2), "village", "borderlands", 0),  # filling one cell completes no row or column
-])
-def test_correcting_a_cell_changes_the_score_by_what_the_card_says(client, cell, terrain, card, delta):
+@pytest.mark.parametrize(
+    "cell,terrain,card,delta",
+    [
+        ((0, 7), "forest", "sentinel-wood", 1),  # a forest on the edge
+        (
+            (7, 9),
+            "water",
+            "canal-lake",
+            2,
+        ),  # the water touches a farm, and that farm now touches water
+        ((10, 2), "village", "borderlands", 0),  # filling one cell completes no row or column
+    ],
+)
+def test_correcting_a_cell_changes_the_score_by_what_the_card_says(
+    client, cell, terrain, card, delta
+):
     cards = [card] + [c for c in FOUR if CARDS[c].back != CARDS[card].back]
-    before = client.post("/v1/score-map", json={"sheet": SAMPLE, "cards": cards, "season": "spring"}).json()
+    before = client.post(
+        "/v1/score-map", json={"sheet": SAMPLE, "cards": cards, "season": "spring"}
+    ).json()
     sheet = json.loads(json.dumps(SAMPLE))
     assert sheet["cells"][cell[0]][cell[1]] == "empty"
     sheet["cells"][cell[0]][cell[1]] = terrain
-    after = client.post("/v1/score-map", json={"sheet": sheet, "cards": cards, "season": "spring"}).json()
+    after = client.post(
+        "/v1/score-map", json={"sheet": sheet, "cards": cards, "season": "spring"}
+    ).json()
     assert after["cards"][card] - before["cards"][card] == delta
 
 
@@ -128,17 +154,32 @@ def test_validate_gives_a_verdict_with_reasons(client):
 
 
 #: The routes this file covers (other modules may add routes to the same app).
-OUR_ROUTES = {"/health", "/v1/cards", "/v1/sides", "/v1/read", "/v1/score", "/v1/score-map", "/v1/validate"}
+OUR_ROUTES = {
+    "/health",
+    "/v1/cards",
+    "/v1/sides",
+    "/v1/read",
+    "/v1/score",
+    "/v1/score-map",
+    "/v1/validate",
+}
 #: route → a request that reaches the route's CPU work.
 WORK = {
     "/v1/read": {"files": {"photo": ("s.png", png(), "image/png")}},
-    "/v1/score": {"files": {"photo": ("s.png", png(), "image/png")}, "data": {"cards": ",".join(FOUR)}},
+    "/v1/score": {
+        "files": {"photo": ("s.png", png(), "image/png")},
+        "data": {"cards": ",".join(FOUR)},
+    },
     "/v1/score-map": {"json": {"sheet": SAMPLE, "cards": FOUR}},
     "/v1/validate": {"json": {"sheet": SAMPLE}},
 }
 #: route → the function doing its CPU work (patched to fail for the 500 test).
-WORK_FN = {"/v1/read": "read_sheet_photo", "/v1/score": "score_photo", "/v1/score-map": "score_sheet",
-           "/v1/validate": "validate_sheet"}
+WORK_FN = {
+    "/v1/read": "read_sheet_photo",
+    "/v1/score": "score_photo",
+    "/v1/score-map": "score_sheet",
+    "/v1/validate": "validate_sheet",
+}
 
 
 #: Errors only the real reader can give (the photo is
@@ -149,13 +190,23 @@ READER_ERROR_CASES = [
     for photo, extra, code in (
         ("plain", more, "no-grid"),  # a photo of nothing
         ("sample-a", {**more, "side": "B"}, "wrong-side"),  # a side A sheet said to be side B
-        ("heic", more, "not-an-image" if importlib.util.find_spec("pillow_heif") else "heic-unsupported"),
+        (
+            "heic",
+            more,
+            "not-an-image" if importlib.util.find_spec("pillow_heif") else "heic-unsupported",
+        ),
     )
 ]
 #: Errors only the real validator can give.
 VALIDATOR_ERROR_CASES = [
     ("post", "/v1/validate", {"json": {"sheet": SAMPLE, "log": "not a card log"}}, 422, "bad-log"),
-    ("post", "/v1/validate", {"json": {"sheet": SAMPLE, "log": {"seasons": "nope"}}}, 422, "bad-log"),
+    (
+        "post",
+        "/v1/validate",
+        {"json": {"sheet": SAMPLE, "log": {"seasons": "nope"}}},
+        422,
+        "bad-log",
+    ),
 ]
 
 # ---- every documented error ------------------------------------------------------------------
@@ -164,41 +215,124 @@ BAD_CELL["cells"][1][3] = "forest"  # B4 is a printed mountain on side A
 
 #: (method, path, request, status, code). The test below also checks that every status each
 #: route documents in /openapi.json appears here for that route.
-ERROR_CASES = [
-    ("get", "/nowhere", {}, 404, "not-found"),
-    ("delete", "/v1/cards", {}, 405, "method-not-allowed"),
-    ("post", "/v1/score-map", {"content": b'{"sheet": ', "headers": {"content-type": "application/json"}}, 400, "bad-json"),
-    ("post", "/v1/score-map", {"json": {"cards": FOUR}}, 422, "invalid-request"),
-    ("post", "/v1/score-map", {"json": {"sheet": BAD_CELL, "cards": FOUR}}, 422, "bad-sheet"),
-    ("post", "/v1/score-map", {"json": {"sheet": SAMPLE, "cards": FOUR[:3]}}, 422, "bad-cards"),
-    ("post", "/v1/score-map", {"json": {"sheet": SAMPLE, "cards": ["sentinel-wood"] * 4}}, 422, "bad-cards"),
-    ("post", "/v1/score-map", {"json": {"sheet": SAMPLE, "cards": FOUR, "season": "autumn"}}, 422, "bad-season"),
-    ("post", "/v1/score-map", {"json": {"sheet": SAMPLE, "cards": "all", "season": "fall"}}, 422, "bad-season"),
-    ("post", "/v1/validate", {"content": b"[", "headers": {"content-type": "application/json"}}, 400, "bad-json"),
-    ("post", "/v1/score-map", {"content": b"{}", "headers": {"content-type": "text/plain"}}, 415, "unsupported-media-type"),
-    ("post", "/v1/validate", {"data": {"sheet": "A"}}, 415, "unsupported-media-type"),
-    ("post", "/v1/validate", {"json": {"sheet": {"side": "A"}}}, 422, "invalid-request"),
-    ("post", "/v1/validate", {"json": {"sheet": BAD_CELL}}, 422, "bad-sheet"),
-    ("post", "/v1/validate", {"json": {"sheet": SAMPLE, "previous": {**SAMPLE, "side": "C"}}}, 422, "bad-sheet"),
-] + [
-    ("post", path, request, status, code)
-    for path, extra in (("/v1/read", {}), ("/v1/score", {"cards": ",".join(FOUR)}))
-    for request, status, code in (
-        ({"data": extra}, 422, "invalid-request"),
-        ({"files": {"photo": ("sheet.jpg", b"", "image/jpeg")}, "data": extra}, 400, "empty-file"),
-        ({"files": {"photo": ("sheet.jpg", b"hello, not a photo", "image/jpeg")}, "data": extra}, 415, "not-an-image"),
-        ({"files": {"photo": ("big.png", png_claiming(20_000, 20_000), "image/png")}, "data": extra}, 413, "too-many-pixels"),
-        ({"files": {"photo": ("s.png", png(), "image/png")}, "data": {**extra, "side": "C"}}, 422, "invalid-request"),
-    )
-] + [
-    ("post", "/v1/score", {"files": {"photo": ("s.png", png(), "image/png")}, "data": {"cards": "sentinel-wood"}}, 422, "bad-cards"),
-    ("post", "/v1/score", {"files": {"photo": ("s.png", png(), "image/png")},
-                           "data": {"cards": ",".join(FOUR), "season": "autumn"}}, 422, "bad-season"),
-]
+ERROR_CASES = (
+    [
+        ("get", "/nowhere", {}, 404, "not-found"),
+        ("delete", "/v1/cards", {}, 405, "method-not-allowed"),
+        (
+            "post",
+            "/v1/score-map",
+            {"content": b'{"sheet": ', "headers": {"content-type": "application/json"}},
+            400,
+            "bad-json",
+        ),
+        ("post", "/v1/score-map", {"json": {"cards": FOUR}}, 422, "invalid-request"),
+        ("post", "/v1/score-map", {"json": {"sheet": BAD_CELL, "cards": FOUR}}, 422, "bad-sheet"),
+        ("post", "/v1/score-map", {"json": {"sheet": SAMPLE, "cards": FOUR[:3]}}, 422, "bad-cards"),
+        (
+            "post",
+            "/v1/score-map",
+            {"json": {"sheet": SAMPLE, "cards": ["sentinel-wood"] * 4}},
+            422,
+            "bad-cards",
+        ),
+        (
+            "post",
+            "/v1/score-map",
+            {"json": {"sheet": SAMPLE, "cards": FOUR, "season": "autumn"}},
+            422,
+            "bad-season",
+        ),
+        (
+            "post",
+            "/v1/score-map",
+            {"json": {"sheet": SAMPLE, "cards": "all", "season": "fall"}},
+            422,
+            "bad-season",
+        ),
+        (
+            "post",
+            "/v1/validate",
+            {"content": b"[", "headers": {"content-type": "application/json"}},
+            400,
+            "bad-json",
+        ),
+        (
+            "post",
+            "/v1/score-map",
+            {"content": b"{}", "headers": {"content-type": "text/plain"}},
+            415,
+            "unsupported-media-type",
+        ),
+        ("post", "/v1/validate", {"data": {"sheet": "A"}}, 415, "unsupported-media-type"),
+        ("post", "/v1/validate", {"json": {"sheet": {"side": "A"}}}, 422, "invalid-request"),
+        ("post", "/v1/validate", {"json": {"sheet": BAD_CELL}}, 422, "bad-sheet"),
+        (
+            "post",
+            "/v1/validate",
+            {"json": {"sheet": SAMPLE, "previous": {**SAMPLE, "side": "C"}}},
+            422,
+            "bad-sheet",
+        ),
+    ]
+    + [
+        ("post", path, request, status, code)
+        for path, extra in (("/v1/read", {}), ("/v1/score", {"cards": ",".join(FOUR)}))
+        for request, status, code in (
+            ({"data": extra}, 422, "invalid-request"),
+            (
+                {"files": {"photo": ("sheet.jpg", b"", "image/jpeg")}, "data": extra},
+                400,
+                "empty-file",
+            ),
+            (
+                {
+                    "files": {"photo": ("sheet.jpg", b"hello, not a photo", "image/jpeg")},
+                    "data": extra,
+                },
+                415,
+                "not-an-image",
+            ),
+            (
+                {
+                    "files": {"photo": ("big.png", png_claiming(20_000, 20_000), "image/png")},
+                    "data": extra,
+                },
+                413,
+                "too-many-pixels",
+            ),
+            (
+                {"files": {"photo": ("s.png", png(), "image/png")}, "data": {**extra, "side": "C"}},
+                422,
+                "invalid-request",
+            ),
+        )
+    ]
+    + [
+        (
+            "post",
+            "/v1/score",
+            {"files": {"photo": ("s.png", png(), "image/png")}, "data": {"cards": "sentinel-wood"}},
+            422,
+            "bad-cards",
+        ),
+        (
+            "post",
+            "/v1/score",
+            {
+                "files": {"photo": ("s.png", png(), "image/png")},
+                "data": {"cards": ",".join(FOUR), "season": "autumn"},
+            },
+            422,
+            "bad-season",
+        ),
+    ]
+)
 
 
-@pytest.mark.parametrize("method,path,request_,status,code", ERROR_CASES,
-                         ids=[f"{c[1]}-{c[4]}" for c in ERROR_CASES])
+@pytest.mark.parametrize(
+    "method,path,request_,status,code", ERROR_CASES, ids=[f"{c[1]}-{c[4]}" for c in ERROR_CASES]
+)
 def test_error_answers_carry_code_and_message(client, method, path, request_, status, code):
     r = getattr(client, method)(path, **request_) if request_ else getattr(client, method)(path)
     assert r.status_code == status, r.text
@@ -212,14 +346,22 @@ def test_a_bad_sheet_names_the_cell(client):
     assert body["field"] == "sheet.cells[1][3]" and "B4" in body["message"]
 
 
-@pytest.mark.parametrize("path,chunked", [(p, False) for p in sorted(WORK)] + [("/v1/score-map", True), ("/v1/validate", True)])
+@pytest.mark.parametrize(
+    "path,chunked",
+    [(p, False) for p in sorted(WORK)] + [("/v1/score-map", True), ("/v1/validate", True)],
+)
 def test_request_over_the_upload_limit_is_413(path, chunked):
     small = TestClient(create_app(Settings(max_upload_bytes=1000)))
     if "files" in WORK[path]:
-        request = {"files": {"photo": ("s.png", png() + b"\0" * 2000, "image/png")}, "data": WORK[path].get("data")}
+        request = {
+            "files": {"photo": ("s.png", png() + b"\0" * 2000, "image/png")},
+            "data": WORK[path].get("data"),
+        }
     else:
         payload = json.dumps({**WORK[path]["json"], "pad": "x" * 2000}).encode()
-        content = iter([payload[:800], payload[800:]]) if chunked else payload  # chunked: no Content-Length
+        content = (
+            iter([payload[:800], payload[800:]]) if chunked else payload
+        )  # chunked: no Content-Length
         request = {"content": content, "headers": {"content-type": "application/json"}}
     r = small.post(path, **request)
     assert r.status_code == 413 and r.json()["code"] == "too-large"
@@ -229,15 +371,26 @@ def test_request_over_the_upload_limit_is_413(path, chunked):
 def test_request_under_the_upload_limit_is_served():
     body = json.dumps({"sheet": SAMPLE, "cards": FOUR}).encode()
     tight = TestClient(create_app(Settings(max_upload_bytes=len(body))))
-    assert tight.post("/v1/score-map", content=body, headers={"content-type": "application/json"}).status_code == 200
+    assert (
+        tight.post(
+            "/v1/score-map", content=body, headers={"content-type": "application/json"}
+        ).status_code
+        == 200
+    )
     tighter = TestClient(create_app(Settings(max_upload_bytes=len(body) - 1)))
-    assert tighter.post("/v1/score-map", content=body, headers={"content-type": "application/json"}).status_code == 413
+    assert (
+        tighter.post(
+            "/v1/score-map", content=body, headers={"content-type": "application/json"}
+        ).status_code
+        == 413
+    )
 
 
 @pytest.mark.parametrize("path", sorted(WORK))
 def test_work_over_the_time_limit_is_504(path, monkeypatch):
     def slow(*_args):
         import time
+
         time.sleep(0.5)
         raise AssertionError("the answer should not wait for this")
 
@@ -253,7 +406,9 @@ def test_a_bug_is_a_500_with_an_error_id_logged_with_its_traceback(path, monkeyp
 
     monkeypatch.setattr(api.work, WORK_FN[path], broken)
     with caplog.at_level("ERROR", logger="cartographers.service"):
-        r = TestClient(create_app(Settings()), raise_server_exceptions=False).post(path, **WORK[path])
+        r = TestClient(create_app(Settings()), raise_server_exceptions=False).post(
+            path, **WORK[path]
+        )
     assert r.status_code == 500
     body = r.json()
     assert body["code"] == "internal-error" and re.fullmatch(r"[0-9a-f]{12}", body["error_id"])
@@ -283,7 +438,11 @@ def photos() -> dict[str, bytes]:
         vision.read_photo(sample)
     except ModelMissingError as e:
         pytest.skip(f"the reader has no trained model yet: {e}")
-    return {"sample-a": sample, "plain": png(900, 1200, 200), "heic": b"\0\0\0\x18ftypheic\0\0\0\0mif1heic"}
+    return {
+        "sample-a": sample,
+        "plain": png(900, 1200, 200),
+        "heic": b"\0\0\0\x18ftypheic\0\0\0\0mif1heic",
+    }
 
 
 def test_read_answers_the_readers_reading_with_cell_outlines(client, photos):
@@ -291,7 +450,11 @@ def test_read_answers_the_readers_reading_with_cell_outlines(client, photos):
     assert r.status_code == 200, r.text
     body = r.json()
     expected = vision.read_photo(photos["sample-a"])
-    assert (body["side"], body["cells"], body["coins"]) == (expected.side, expected.sheet.to_json()["cells"], expected.coins)
+    assert (body["side"], body["cells"], body["coins"]) == (
+        expected.side,
+        expected.sheet.to_json()["cells"],
+        expected.coins,
+    )
     outlines = np.array(body["cell_outlines"])
     assert outlines.shape == (11, 11, 4, 2)
     width, height = body["photo_size"]
@@ -303,33 +466,54 @@ def test_read_answers_the_readers_reading_with_cell_outlines(client, photos):
 @pytest.mark.parametrize("season", ["spring", "fall", None])
 def test_score_answers_reading_score_and_legality(client, photos, season):
     data = {"cards": ",".join(FOUR), **({"season": season} if season else {})}
-    r = client.post("/v1/score", files={"photo": ("sheet.jpg", photos["sample-a"], "image/jpeg")}, data=data)
+    r = client.post(
+        "/v1/score", files={"photo": ("sheet.jpg", photos["sample-a"], "image/jpeg")}, data=data
+    )
     assert r.status_code == 200, r.text
     body = r.json()
     reading = vision.read_photo(photos["sample-a"])
     expected = score_report(reading.sheet, FOUR, season)
-    assert body["score"]["cards"] == expected["cards"] and body["score"]["total"] == expected["total"]
+    assert (
+        body["score"]["cards"] == expected["cards"] and body["score"]["total"] == expected["total"]
+    )
     assert body["reading"]["cells"] == reading.sheet.to_json()["cells"]
-    assert body["legality"]["verdict"] == validator(reading.sheet, time_limit=5.0).to_json()["verdict"]
+    assert (
+        body["legality"]["verdict"] == validator(reading.sheet, time_limit=5.0).to_json()["verdict"]
+    )
 
 
-@pytest.mark.parametrize("method,path,photo,data,code", READER_ERROR_CASES,
-                         ids=[f"{c[1]}-{c[4]}" for c in READER_ERROR_CASES])
+@pytest.mark.parametrize(
+    "method,path,photo,data,code",
+    READER_ERROR_CASES,
+    ids=[f"{c[1]}-{c[4]}" for c in READER_ERROR_CASES],
+)
 def test_reader_errors_keep_their_code(client, photos, method, path, photo, data, code):
-    r = client.post(path, files={"photo": ("upload", photos[photo], "application/octet-stream")}, data=data)
+    r = client.post(
+        path, files={"photo": ("upload", photos[photo], "application/octet-stream")}, data=data
+    )
     assert (r.status_code, r.json()["code"]) == (ERRORS[code].status, code), r.text
     assert r.json()["message"]
 
 
 @pytest.mark.parametrize("path", ["/v1/read", "/v1/score"])
-def test_a_reader_code_the_service_does_not_know_is_unreadable_photo(client, photos, path, monkeypatch):
+def test_a_reader_code_the_service_does_not_know_is_unreadable_photo(
+    client, photos, path, monkeypatch
+):
     def refuse(data, side=None):
         raise vision.PhotoError("too-dark", "the photo is too dark to read")
 
     monkeypatch.setattr(vision, "read_photo", refuse)
-    r = client.post(path, files={"photo": ("s.jpg", photos["sample-a"], "image/jpeg")}, data=WORK[path].get("data"))
+    r = client.post(
+        path,
+        files={"photo": ("s.jpg", photos["sample-a"], "image/jpeg")},
+        data=WORK[path].get("data"),
+    )
     assert r.status_code == 422
-    assert r.json() == {"code": "unreadable-photo", "message": "the photo is too dark to read", "field": "photo"}
+    assert r.json() == {
+        "code": "unreadable-photo",
+        "message": "the photo is too dark to read",
+        "field": "photo",
+    }
 
 
 @pytest.mark.parametrize("method,path,request_,status,code", VALIDATOR_ERROR_CASES)
@@ -342,9 +526,14 @@ def test_validator_errors(client, method, path, request_, status, code):
 def documented_codes(client) -> set[tuple[str, str]]:
     """``(path, code)`` for every error code each route lists in /openapi.json."""
     spec = client.get("/openapi.json").json()
-    return {(path, code) for path, ops in spec["paths"].items() for op in ops.values()
-            for status, answer in op["responses"].items() if status.isdigit() and int(status) >= 400
-            for code in re.findall(r"`([a-z-]+)`", answer["description"])}
+    return {
+        (path, code)
+        for path, ops in spec["paths"].items()
+        for op in ops.values()
+        for status, answer in op["responses"].items()
+        if status.isdigit() and int(status) >= 400
+        for code in re.findall(r"`([a-z-]+)`", answer["description"])
+    }
 
 
 def provoked_codes() -> set[tuple[str, str]]:
@@ -382,7 +571,9 @@ def test_openapi_documents_every_error_code_with_the_error_body(client):
             for status, answer in op["responses"].items():
                 if not status.isdigit() or int(status) < 400:
                     continue
-                assert answer["content"]["application/json"]["schema"]["$ref"].endswith("/ErrorBody"), (path, status)
+                assert answer["content"]["application/json"]["schema"]["$ref"].endswith(
+                    "/ErrorBody"
+                ), (path, status)
                 codes = re.findall(r"`([a-z-]+)`", answer["description"])
                 assert codes, (path, status)
                 assert all(ERRORS[c].status == int(status) for c in codes), (path, status, codes)

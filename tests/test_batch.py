@@ -38,7 +38,11 @@ def random_sheet(seed: int, side: str = "A") -> Sheet:
     rng = random.Random(seed)
     blank = Sheet.blank(side)
     fill = rng.uniform(0.2, 0.8)
-    cells = {cell: rng.choice(DRAWN) for cell, t in blank.items() if t is Terrain.EMPTY and rng.random() < fill}
+    cells = {
+        cell: rng.choice(DRAWN)
+        for cell, t in blank.items()
+        if t is Terrain.EMPTY and rng.random() < fill
+    }
     return blank.with_cells(cells, coins=rng.randint(0, 6))
 
 
@@ -85,18 +89,23 @@ def test_rows_match_the_score_report(sheets_dir: Path, season):
     assert row["cells"] == random_sheet(3, "B").to_json()["cells"]
 
 
-@pytest.mark.parametrize("name, data, code", [
-    ("broken.json", b'{"side": "A", "cells": [["forest"]]}', "bad-sheet"),
-    ("torn.json", b'{"side": "A", "cel', "bad-sheet"),
-    ("mountain.txt", random_sheet(1).to_text().replace("M", "F", 1).encode(), "bad-sheet"),
-])
+@pytest.mark.parametrize(
+    "name, data, code",
+    [
+        ("broken.json", b'{"side": "A", "cells": [["forest"]]}', "bad-sheet"),
+        ("torn.json", b'{"side": "A", "cel', "bad-sheet"),
+        ("mountain.txt", random_sheet(1).to_text().replace("M", "F", 1).encode(), "bad-sheet"),
+    ],
+)
 def test_bad_sheets_become_error_rows(name, data, code):
     row = score_file(name, data, options())
     assert row["status"] == "error" and row["error_code"] == code and row["error"]
 
 
 def test_wrong_side_is_an_error_row():
-    row = score_file("b.json", json.dumps(random_sheet(2, "B").to_json()).encode(), options(side="A"))
+    row = score_file(
+        "b.json", json.dumps(random_sheet(2, "B").to_json()).encode(), options(side="A")
+    )
     assert (row["status"], row["error_code"]) == ("error", "wrong-side")
 
 
@@ -108,7 +117,9 @@ def test_batch_lists_failures_and_ranks_the_rest(sheets_dir: Path, tmp_path: Pat
     assert {f["file"] for f in data["failed"]} == {"broken.json", "holiday.jpg"}
     ok = [s for s in data["sheets"] if s["status"] == "ok"]
     expected = rank_players({s["file"]: _G(s["total"], s["monster_stars_lost"]) for s in ok})
-    assert [(r["file"], r["place"]) for r in data["ranking"]] == [(s.player, s.place) for s in expected]
+    assert [(r["file"], r["place"]) for r in data["ranking"]] == [
+        (s.player, s.place) for s in expected
+    ]
     assert [s["file"] for s in data["sheets"]] == sorted(s["file"] for s in data["sheets"])
 
 
@@ -126,7 +137,9 @@ def test_csv_has_one_row_per_sheet_with_the_breakdown(sheets_dir: Path, tmp_path
     report = score_report(random_sheet(4), list(CARDS))
     assert int(row["total"]) == report["total"]
     assert row["edict_B"] == f"canal-lake={report['cards']['canal-lake']}"
-    assert [int(row[s]) for s in ("spring", "summer", "fall", "winter")] == [s["total"] for s in report["seasons"]]
+    assert [int(row[s]) for s in ("spring", "summer", "fall", "winter")] == [
+        s["total"] for s in report["seasons"]
+    ]
     text = "\n".join(" ".join(line) for line in row["cells"].split("/"))
     assert Sheet.from_text(f"side A coins {row['coins']}\n{text}") == random_sheet(4)
     assert next(r for r in rows if r["file"] == "holiday.jpg")["status"] == "error"
@@ -150,6 +163,7 @@ def test_a_crashed_batch_resumes_without_redoing_finished_sheets(sheets_dir: Pat
     def crash_after_five(row, done, total):
         if done == 5:
             raise KeyboardInterrupt  # the batch dies here, as under kill -9
+
     with pytest.raises(KeyboardInterrupt):
         run_batch(sheets_dir, out, options(), workers=2, progress=False, on_row=crash_after_five)
     assert not out.exists()
@@ -183,12 +197,15 @@ def test_a_journal_made_with_other_cards_is_refused(sheets_dir: Path, tmp_path: 
     assert fresh.scored == 13
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--cards", "sentinel-wood,canal-lake", "--out", "r.csv"], "expected 4 scoring cards"),
-    (["--cards", ",".join(CARDS), "--out", "r.txt"], "must end in .csv or .json"),
-    (["--cards", ",".join(CARDS), "--out", "r.csv", "--workers", "0"], "at least 1"),
-    (["--cards", "all", "--out", "r.csv"], "not 'all'"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--cards", "sentinel-wood,canal-lake", "--out", "r.csv"], "expected 4 scoring cards"),
+        (["--cards", ",".join(CARDS), "--out", "r.txt"], "must end in .csv or .json"),
+        (["--cards", ",".join(CARDS), "--out", "r.csv", "--workers", "0"], "at least 1"),
+        (["--cards", "all", "--out", "r.csv"], "not 'all'"),
+    ],
+)
 def test_cli_bad_arguments_give_one_line(sheets_dir: Path, tmp_path: Path, capsys, argv, message):
     argv = [a if a not in ("r.csv", "r.txt") else str(tmp_path / a) for a in argv]
     assert main(["batch", str(sheets_dir), *argv]) != 0
@@ -197,14 +214,39 @@ def test_cli_bad_arguments_give_one_line(sheets_dir: Path, tmp_path: Path, capsy
 
 
 def test_cli_missing_source(tmp_path: Path, capsys):
-    assert main(["batch", str(tmp_path / "nope"), "--cards", ",".join(CARDS), "--out", str(tmp_path / "r.csv")]) == 2
+    assert (
+        main(
+            [
+                "batch",
+                str(tmp_path / "nope"),
+                "--cards",
+                ",".join(CARDS),
+                "--out",
+                str(tmp_path / "r.csv"),
+            ]
+        )
+        == 2
+    )
     assert "does not exist" in capsys.readouterr().err
 
 
 def test_cli_writes_results_and_lists_failures(sheets_dir: Path, tmp_path: Path, capsys):
     out = tmp_path / "r.json"
-    assert main(["batch", str(sheets_dir), "--cards", ",".join(CARDS), "--out", str(out), "--no-progress",
-                 "--json"]) == 0
+    assert (
+        main(
+            [
+                "batch",
+                str(sheets_dir),
+                "--cards",
+                ",".join(CARDS),
+                "--out",
+                str(out),
+                "--no-progress",
+                "--json",
+            ]
+        )
+        == 0
+    )
     captured = capsys.readouterr()
     assert json.loads(captured.out.strip().splitlines()[-1])["failed"] == 2
     assert "holiday.jpg" in captured.err and "broken.json" in captured.err
@@ -214,13 +256,21 @@ def test_cli_writes_results_and_lists_failures(sheets_dir: Path, tmp_path: Path,
 def test_dask_cluster_gives_the_local_pool_results(sheets_dir: Path, tmp_path: Path):
     distributed = pytest.importorskip("distributed")
     local = run_batch(sheets_dir, tmp_path / "local.json", options(), workers=2, progress=False)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                                  dashboard_address=None) as cluster:
-        remote = run_batch(sheets_dir, tmp_path / "dask.json", options(), scheduler=cluster.scheduler_address,
-                           progress=False)
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+    ) as cluster:
+        remote = run_batch(
+            sheets_dir,
+            tmp_path / "dask.json",
+            options(),
+            scheduler=cluster.scheduler_address,
+            progress=False,
+        )
     assert remote.scored == 13
     assert comparable(remote.rows) == comparable(local.rows)
-    assert json.loads((tmp_path / "dask.json").read_text()) == json.loads((tmp_path / "local.json").read_text())
+    assert json.loads((tmp_path / "dask.json").read_text()) == json.loads(
+        (tmp_path / "local.json").read_text()
+    )
 
 
 def _dies_on_one_sheet(name, data, options):

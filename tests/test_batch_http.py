@@ -27,7 +27,9 @@ def client(tmp_path: Path, monkeypatch):
 
 
 def sheet_files(n: int) -> list[tuple[str, bytes]]:
-    files = [(f"table{k:02d}.json", json.dumps(random_sheet(k).to_json()).encode()) for k in range(n)]
+    files = [
+        (f"table{k:02d}.json", json.dumps(random_sheet(k).to_json()).encode()) for k in range(n)
+    ]
     return files + [("cat.jpg", b"meow")]
 
 
@@ -54,7 +56,9 @@ def expected_results(tmp_path: Path, files: list[tuple[str, bytes]]) -> dict:
 
 def test_several_files_give_the_command_line_results(client, tmp_path):
     files = sheet_files(6)
-    r = client.post("/v1/batch", files=[("photos", (n, d)) for n, d in files], data={"cards": ",".join(CARDS)})
+    r = client.post(
+        "/v1/batch", files=[("photos", (n, d)) for n, d in files], data={"cards": ",".join(CARDS)}
+    )
     assert r.status_code == 202
     job = r.json()["id"]
     done = wait_done(client, job).json()
@@ -70,8 +74,11 @@ def test_a_zip_and_csv_results(client, tmp_path):
     with zipfile.ZipFile(buf, "w") as z:
         for name, data in files:
             z.writestr(f"round1/{name}", data)
-    r = client.post("/v1/batch", files={"photos": ("round1.zip", buf.getvalue(), "application/zip")},
-                    data={"cards": ",".join(CARDS), "season": "fall"})
+    r = client.post(
+        "/v1/batch",
+        files={"photos": ("round1.zip", buf.getvalue(), "application/zip")},
+        data={"cards": ",".join(CARDS), "season": "fall"},
+    )
     assert r.status_code == 202
     text = wait_done(client, r.json()["id"], "csv").text
     rows = list(csv.DictReader(io.StringIO(text)))
@@ -80,12 +87,15 @@ def test_a_zip_and_csv_results(client, tmp_path):
     assert len(ok) == 4 and all(row["fall"] and not row["spring"] for row in ok)
 
 
-@pytest.mark.parametrize("form, files, code", [
-    ({"cards": "sentinel-wood,canal-lake"}, [("a.json", b"{}")], "bad-cards"),
-    ({"cards": ",".join(CARDS), "season": "autumn"}, [("a.json", b"{}")], "bad-season"),
-    ({"cards": ",".join(CARDS)}, [("a.json", b"")], "bad-batch"),
-    ({"cards": ",".join(CARDS)}, [("a.zip", b"PK\x03\x04zz"), ("b.json", b"{}")], "bad-batch"),
-])
+@pytest.mark.parametrize(
+    "form, files, code",
+    [
+        ({"cards": "sentinel-wood,canal-lake"}, [("a.json", b"{}")], "bad-cards"),
+        ({"cards": ",".join(CARDS), "season": "autumn"}, [("a.json", b"{}")], "bad-season"),
+        ({"cards": ",".join(CARDS)}, [("a.json", b"")], "bad-batch"),
+        ({"cards": ",".join(CARDS)}, [("a.zip", b"PK\x03\x04zz"), ("b.json", b"{}")], "bad-batch"),
+    ],
+)
 def test_bad_batch_requests(client, form, files, code):
     r = client.post("/v1/batch", files=[("photos", f) for f in files], data=form)
     assert r.status_code == 422 and r.json()["code"] == code
@@ -101,7 +111,9 @@ def test_a_job_interrupted_by_a_restart_resumes_without_redoing_sheets(tmp_path,
     monkeypatch.setenv("CARTOGRAPHERS_BATCH_DIR", str(tmp_path / "jobs"))
     files = sheet_files(6)
     with TestClient(create_app()) as first:
-        job = first.post("/v1/batch", files=[("photos", f) for f in files], data={"cards": ",".join(CARDS)}).json()["id"]
+        job = first.post(
+            "/v1/batch", files=[("photos", f) for f in files], data={"cards": ",".join(CARDS)}
+        ).json()["id"]
         before = wait_done(first, job).json()["results"]
     folder = tmp_path / "jobs" / job
     (folder / "results.json").unlink()  # as if the service stopped after three sheets
@@ -111,4 +123,6 @@ def test_a_job_interrupted_by_a_restart_resumes_without_redoing_sheets(tmp_path,
         assert second.get(f"/v1/batch/{job}").json()["done"] <= 7
         after = wait_done(second, job).json()
     assert after["results"] == before
-    assert len(journal.read_bytes().splitlines()) == 1 + 7  # the header, three kept, four scored again
+    assert (
+        len(journal.read_bytes().splitlines()) == 1 + 7
+    )  # the header, three kept, four scored again

@@ -46,41 +46,81 @@ def photo_dir(tmp_path_factory) -> Path:
     rec = simulate(4, "A", 5, "random")
     for k in range(PHOTOS):
         sheet = rec.final_sheets[k % 4]
-        photo = make_photo(100 + k, sheet=sheet, megapixels=1.5, style="colour-symbols", background="light-wood",
-                           condition=CAREFUL)
+        photo = make_photo(
+            100 + k,
+            sheet=sheet,
+            megapixels=1.5,
+            style="colour-symbols",
+            background="light-wood",
+            condition=CAREFUL,
+        )
         (folder / f"p{k}.jpg").write_bytes(photo.jpeg)
     (folder / "not-a-photo.jpg").write_bytes(b"\x00" * 100)
     return folder
 
 
 def test_photos_are_read_scored_and_a_bad_one_is_listed(photo_dir, tmp_path):
-    summary = run_batch(photo_dir, tmp_path / "r.json", BatchOptions(CARDS), workers=2, progress=False)
+    summary = run_batch(
+        photo_dir, tmp_path / "r.json", BatchOptions(CARDS), workers=2, progress=False
+    )
     rows = {r["file"]: r for r in summary.rows}
-    assert rows["not-a-photo.jpg"]["status"] == "error" and rows["not-a-photo.jpg"]["error_code"] == "not-an-image"
+    assert (
+        rows["not-a-photo.jpg"]["status"] == "error"
+        and rows["not-a-photo.jpg"]["error_code"] == "not-an-image"
+    )
     assert len(rows) == PHOTOS + 1
     ok = [r for r in rows.values() if r["status"] == "ok"]
     assert ok, "careful photos must be read"  # how well is the reader's business (vision benchmark)
-    assert all(r["place"] >= 1 and len(r["cells"]) == 11 and r["legality"] in ("legal", "illegal", "cannot-tell")
-               for r in ok)
+    assert all(
+        r["place"] >= 1
+        and len(r["cells"]) == 11
+        and r["legality"] in ("legal", "illegal", "cannot-tell")
+        for r in ok
+    )
     assert all(r["error_code"] and r["error"] for r in rows.values() if r["status"] != "ok")
 
 
 def test_dask_and_the_local_pool_agree_on_photos(photo_dir, tmp_path):
     distributed = pytest.importorskip("distributed")
-    local = run_batch(photo_dir, tmp_path / "local.json", BatchOptions(CARDS), workers=2, progress=False)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as c:
-        remote = run_batch(photo_dir, tmp_path / "dask.json", BatchOptions(CARDS), scheduler=c.scheduler_address,
-                           progress=False)
+    local = run_batch(
+        photo_dir, tmp_path / "local.json", BatchOptions(CARDS), workers=2, progress=False
+    )
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+    ) as c:
+        remote = run_batch(
+            photo_dir,
+            tmp_path / "dask.json",
+            BatchOptions(CARDS),
+            scheduler=c.scheduler_address,
+            progress=False,
+        )
     assert comparable(remote.rows) == comparable(local.rows)
 
 
 def test_kill_9_then_rerun_redoes_nothing_finished(photo_dir, tmp_path):
-    clean = run_batch(photo_dir, tmp_path / "clean.json", BatchOptions(CARDS), workers=1, progress=False)
+    clean = run_batch(
+        photo_dir, tmp_path / "clean.json", BatchOptions(CARDS), workers=1, progress=False
+    )
     out = tmp_path / "killed.json"
     journal = journal_path(out)
-    cmd = [sys.executable, "-m", "api.cli", "batch", str(photo_dir), "--cards", ",".join(CARDS), "--out", str(out),
-           "--workers", "1", "--no-progress"]
-    child = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    cmd = [
+        sys.executable,
+        "-m",
+        "api.cli",
+        "batch",
+        str(photo_dir),
+        "--cards",
+        ",".join(CARDS),
+        "--out",
+        str(out),
+        "--workers",
+        "1",
+        "--no-progress",
+    ]
+    child = subprocess.Popen(
+        cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
     deadline = time.monotonic() + 120
     while child.poll() is None and time.monotonic() < deadline:
         if journal.exists() and journal.read_bytes().count(b"\n") >= 3:  # header + 2 sheets

@@ -25,8 +25,8 @@ def page_of_two(side: str, seed: int) -> tuple[np.ndarray, np.ndarray]:
     img = np.where(sheet.alpha[..., None] > 127, sheet.image, 255).astype(np.uint8)
     h, w = img.shape[:2]
     page = np.full((h + 40, 2 * w + 80, 3), 255, np.uint8)
-    page[20:20 + h, 20:20 + w] = img
-    page[20:20 + h, w + 60:2 * w + 60] = img
+    page[20 : 20 + h, 20 : 20 + w] = img
+    page[20 : 20 + h, w + 60 : 2 * w + 60] = img
     x0, y0 = sheet.to_px(0.0, 0.0)
     corners = np.array([[0, 0], [11, 0], [11, 11], [0, 11]], float) * PX_PER_U + [x0 + 20, y0 + 20]
     return page, corners
@@ -56,7 +56,9 @@ def test_solid_lines_are_located_on_a_flat_scan() -> None:
     """Twelve solid lines each way (the printer-friendly
     sheet's kind), with longer page lines around."""
     page = np.full((900, 700, 3), 255, np.uint8)
-    cv2.rectangle(page, (10, 10), (690, 890), (0, 0, 0), 2)  # a page border: long lines, not the grid's
+    cv2.rectangle(
+        page, (10, 10), (690, 890), (0, 0, 0), 2
+    )  # a page border: long lines, not the grid's
     for i in range(12):
         cv2.line(page, (100 + 45 * i, 200), (100 + 45 * i, 695), (30, 30, 30), 2)
         cv2.line(page, (100, 200 + 45 * i), (595, 200 + 45 * i), (30, 30, 30), 2)
@@ -82,7 +84,9 @@ def test_a_scan_redrawn_keeps_its_grid_where_the_layout_puts_it(side) -> None:
 
 def test_the_benchmark_photographs_and_reads_each_printing(art, tmp_path) -> None:
     folder, _ = art
-    res = run_scan_benchmark(folder, 2, seed=3, workers=1, log=lambda _: None, photo_dir=str(tmp_path))
+    res = run_scan_benchmark(
+        folder, 2, seed=3, workers=1, log=lambda _: None, photo_dir=str(tmp_path)
+    )
     assert res["groups"]["all"]["all"]["photos"] == 2
     assert set(res["groups"]["printing and side"]) <= {"colour A", "colour B"}
     found = [p for p in res["photos"] if p.get("side")]
@@ -92,8 +96,15 @@ def test_the_benchmark_photographs_and_reads_each_printing(art, tmp_path) -> Non
 ART = os.environ.get("CARTOGRAPHERS_ART")
 
 
-@pytest.mark.skipif(not ART or not Path(ART).is_dir(), reason="CARTOGRAPHERS_ART names no folder of printed sheets")
+@pytest.mark.skipif(
+    not ART or not Path(ART).is_dir(), reason="CARTOGRAPHERS_ART names no folder of printed sheets"
+)
 def test_the_publishers_sheets_are_prepared_both_printings_and_sides() -> None:
     sheets = prepare_scans(ART, log=lambda _: None)
     kinds = {(s["printing"], s["side"]) for s in sheets}
-    assert kinds == {("colour", "A"), ("colour", "B"), ("printer-friendly", "A"), ("printer-friendly", "B")}
+    assert kinds == {
+        ("colour", "A"),
+        ("colour", "B"),
+        ("printer-friendly", "A"),
+        ("printer-friendly", "B"),
+    }

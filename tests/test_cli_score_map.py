@@ -25,12 +25,19 @@ def test_json_shape_for_four_cards(capsys) -> None:
     code, out, err = run(capsys, "score-map", SAMPLE, "--cards", CARDS, "--json")
     assert code == 0 and err == ""
     report = json.loads(out)
-    assert report["cards"] == {"sentinel-wood": 6, "canal-lake": 0, "wildholds": 8, "lost-barony": 6}
+    assert report["cards"] == {
+        "sentinel-wood": 6,
+        "canal-lake": 0,
+        "wildholds": 8,
+        "lost-barony": 6,
+    }
     assert report["coins"] == 4 and report["monster_penalty"] == 6
     assert [s["season"] for s in report["seasons"]] == ["spring", "summer", "fall", "winter"]
     spring = report["seasons"][0]
-    assert spring["edicts"] == [{"edict": "A", "card": "sentinel-wood", "stars": 6},
-                                {"edict": "B", "card": "canal-lake", "stars": 0}]
+    assert spring["edicts"] == [
+        {"edict": "A", "card": "sentinel-wood", "stars": 6},
+        {"edict": "B", "card": "canal-lake", "stars": 0},
+    ]
     assert spring["total"] == 6 + 0 + 4 - 6
     assert report["total"] == sum(s["total"] for s in report["seasons"])
     assert all(e["cells"] for e in report["evidence"]["wildholds"])
@@ -94,6 +101,10 @@ def test_missing_file(capsys) -> None:
 
 
 def test_console_script_end_to_end() -> None:
-    done = subprocess.run([sys.executable, "-m", "api.cli", "score-map", SAMPLE, "--cards", CARDS, "--json"],
-                          capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "api.cli", "score-map", SAMPLE, "--cards", CARDS, "--json"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert json.loads(done.stdout)["cards"]["wildholds"] == 8

@@ -31,8 +31,17 @@ def test_every_printed_map_has_a_key(capsys) -> None:
     status, out, _ = run(capsys, "score-map", SAMPLE_JSON, "--cards", FOUR)
     assert status == 0
     key = next(line for line in out.splitlines() if line.startswith("key:"))
-    for words in ("T forest", "V village", "F farm", "W water", "X monster", "M mountain", ". empty", "r ruins",
-                  "lower case"):
+    for words in (
+        "T forest",
+        "V village",
+        "F farm",
+        "W water",
+        "X monster",
+        "M mountain",
+        ". empty",
+        "r ruins",
+        "lower case",
+    ):
         assert words in key
     assert "· not marked" in key  # the card panels show only their scoring cells
 
@@ -42,8 +51,9 @@ def test_reading_a_photo_names_the_cells_to_check_in_words(capsys) -> None:
     assert status == 0
     assert any(line.startswith("key: T forest") for line in out.splitlines())
     check = [line for line in out.splitlines() if "to check" in line]
-    assert len(check) == 1 and re.fullmatch(r"warning: \d+ cells? to check:( [A-K](?:[1-9]|1[01])){1,12}( and \d+ more)?",
-                                            check[0]), check
+    assert len(check) == 1 and re.fullmatch(
+        r"warning: \d+ cells? to check:( [A-K](?:[1-9]|1[01])){1,12}( and \d+ more)?", check[0]
+    ), check
     assert "%" not in check[0] and "confidence below" not in out and "cell(s)" not in out
 
 
@@ -52,14 +62,20 @@ def test_a_score_of_one_map_says_what_it_is(capsys) -> None:
     assert "four seasons on this map" in out
     assert "only winter (edicts D and A) is exact" in " ".join(out.split())
     _, out, _ = run(capsys, "score-map", SAMPLE_JSON, "--cards", FOUR, "--season", "summer")
-    assert "Summer scored on this map: exact if this is the map at the end of that season." in " ".join(out.split())
+    assert (
+        "Summer scored on this map: exact if this is the map at the end of that season."
+        in " ".join(out.split())
+    )
 
 
-@pytest.mark.parametrize("cards", [
-    "Sentinel Wood,Canal Lake,Wildholds,Borderlands",
-    "sentinel wood, CANAL-LAKE ,wildholds,the borderlands",
-    "SENTINEL_WOOD,canal lake,Wildholds,Borderlands",
-])
+@pytest.mark.parametrize(
+    "cards",
+    [
+        "Sentinel Wood,Canal Lake,Wildholds,Borderlands",
+        "sentinel wood, CANAL-LAKE ,wildholds,the borderlands",
+        "SENTINEL_WOOD,canal lake,Wildholds,Borderlands",
+    ],
+)
 def test_cards_are_taken_as_printed(capsys, cards: str) -> None:
     status, out, err = run(capsys, "score-map", SAMPLE_JSON, "--cards", cards, "--json")
     assert status == 0, err
@@ -73,12 +89,15 @@ def test_printed_names_with_the_and_apostrophes() -> None:
     assert card_slug("Mages' Valley") == "mages-valley"
 
 
-@pytest.mark.parametrize("typo, suggestion", [
-    ("sentinal wood", "Sentinel Wood"),
-    ("canal-lakes", "Canal Lake"),
-    ("wildhold", "Wildholds"),
-    ("brokn road", "The Broken Road"),
-])
+@pytest.mark.parametrize(
+    "typo, suggestion",
+    [
+        ("sentinal wood", "Sentinel Wood"),
+        ("canal-lakes", "Canal Lake"),
+        ("wildhold", "Wildholds"),
+        ("brokn road", "The Broken Road"),
+    ],
+)
 def test_a_misspelt_card_gets_a_did_you_mean(capsys, typo: str, suggestion: str) -> None:
     cards = FOUR.split(",")
     cards[1] = typo
@@ -89,10 +108,13 @@ def test_a_misspelt_card_gets_a_did_you_mean(capsys, typo: str, suggestion: str)
 
 
 def test_a_setup_with_two_cards_of_one_kind_is_named_in_words(capsys) -> None:
-    _, out, _ = run(capsys, "score-map", SAMPLE_JSON, "--cards", "wildholds,great-city,canal-lake,borderlands")
-    assert ("warning: Wildholds and Great City are both village cards: a game's setup takes one card "
-            "of each kind"
-            in out)
+    _, out, _ = run(
+        capsys, "score-map", SAMPLE_JSON, "--cards", "wildholds,great-city,canal-lake,borderlands"
+    )
+    assert (
+        "warning: Wildholds and Great City are both village cards: a game's setup takes one card "
+        "of each kind" in out
+    )
 
 
 @pytest.mark.parametrize("command", ["score-map", "validate"])
@@ -115,8 +137,12 @@ def test_a_binary_file_is_named_as_such(capsys, tmp_path: Path) -> None:
 def test_a_closed_pipe_ends_quietly() -> None:
     exe = shutil.which("cartographers")
     cmd = [exe] if exe else [sys.executable, "-m", "api.cli"]
-    producer = subprocess.Popen([*cmd, "score-map", str(SAMPLE_JSON), "--cards", "all"], stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, cwd=ROOT)
+    producer = subprocess.Popen(
+        [*cmd, "score-map", str(SAMPLE_JSON), "--cards", "all"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
+    )
     producer.stdout.readline()
     producer.stdout.close()  # the reader goes away after one line, as `| head -1` does
     _, err = producer.communicate(timeout=60)
@@ -149,26 +175,43 @@ def table_folder(tmp_path: Path) -> Path:
     return folder
 
 
-def test_batch_skips_what_is_not_a_sheet_and_ends_with_a_table(capsys, table_folder: Path, tmp_path: Path) -> None:
+def test_batch_skips_what_is_not_a_sheet_and_ends_with_a_table(
+    capsys, table_folder: Path, tmp_path: Path
+) -> None:
     out_file = tmp_path / "results.json"
-    status, out, err = run(capsys, "batch", table_folder, "--cards", FOUR, "--out", out_file, "--no-progress")
+    status, out, err = run(
+        capsys, "batch", table_folder, "--cards", FOUR, "--out", out_file, "--no-progress"
+    )
     assert status == 0
     assert out.splitlines()[0].startswith("3 sheets: 3 scored, 1 failed, 3 skipped")
     header = next(line for line in out.splitlines() if "place" in line and "file" in line)
     assert header.split() == ["place", "file", "total", "monsters", "legality", "to", "check"]
     assert re.search(r"^\s+1\s+ana\.json\s+20\s+-24\s+legal", out, re.M)
-    skipped = out[out.index("skipped (not a photo or a sheet):"):]
+    skipped = out[out.index("skipped (not a photo or a sheet):") :]
     for name in ("ana.truth.json", "notes.md", "scores.csv"):
         assert name in skipped
-    assert "broken.json" in err and "ana.truth.json" not in err  # failed on stderr; skipped is not failed
+    assert (
+        "broken.json" in err and "ana.truth.json" not in err
+    )  # failed on stderr; skipped is not failed
     results = json.loads(out_file.read_text())
     assert {s["file"] for s in results["skipped"]} == {"ana.truth.json", "notes.md", "scores.csv"}
     assert [f["file"] for f in results["failed"]] == ["broken.json"]
 
 
-def test_batch_json_summary_counts_skipped_files(capsys, table_folder: Path, tmp_path: Path) -> None:
-    status, out, _ = run(capsys, "batch", table_folder, "--cards", FOUR, "--out", tmp_path / "r.csv", "--no-progress",
-                         "--json")
+def test_batch_json_summary_counts_skipped_files(
+    capsys, table_folder: Path, tmp_path: Path
+) -> None:
+    status, out, _ = run(
+        capsys,
+        "batch",
+        table_folder,
+        "--cards",
+        FOUR,
+        "--out",
+        tmp_path / "r.csv",
+        "--no-progress",
+        "--json",
+    )
     assert status == 0
     summary = json.loads(out.strip().splitlines()[-1])
     assert (summary["total"], summary["failed"], summary["skipped"]) == (3, 1, 3)
@@ -176,11 +219,15 @@ def test_batch_json_summary_counts_skipped_files(capsys, table_folder: Path, tmp
 
 def test_batch_of_nothing_but_notes_says_so(capsys, tmp_path: Path) -> None:
     (tmp_path / "notes.md").write_text("nothing here")
-    status, _, err = run(capsys, "batch", tmp_path, "--cards", FOUR, "--out", tmp_path / "r.csv", "--no-progress")
+    status, _, err = run(
+        capsys, "batch", tmp_path, "--cards", FOUR, "--out", tmp_path / "r.csv", "--no-progress"
+    )
     assert status == 2 and "no photos or sheet files to score (1 other file skipped)" in err
 
 
 def test_scoring_a_photo_names_the_cells_to_check_once(capsys) -> None:
     status, out, _ = run(capsys, "score", SAMPLE_PHOTO, "--cards", FOUR)
     assert status == 0
-    assert len([line for line in out.splitlines() if "to check" in line or "check these" in line]) == 1
+    assert (
+        len([line for line in out.splitlines() if "to check" in line or "check these" in line]) == 1
+    )

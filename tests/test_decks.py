@@ -27,8 +27,13 @@ def test_coins_only_on_the_small_shape_of_one_time_cards() -> None:
 def test_card_terrains() -> None:
     assert EXPLORE["great-river"].terrains == (Terrain.WATER,)
     assert set(EXPLORE["hinterland-stream"].terrains) == {Terrain.FARM, Terrain.WATER}
-    assert set(EXPLORE["rift-lands"].terrains) == {Terrain.FOREST, Terrain.VILLAGE, Terrain.FARM, Terrain.WATER,
-                                                    Terrain.MONSTER}
+    assert set(EXPLORE["rift-lands"].terrains) == {
+        Terrain.FOREST,
+        Terrain.VILLAGE,
+        Terrain.FARM,
+        Terrain.WATER,
+        Terrain.MONSTER,
+    }
     assert EXPLORE["temple-ruins"].is_ruins and EXPLORE["outpost-ruins"].is_ruins
     assert not EXPLORE["temple-ruins"].options
 
@@ -42,9 +47,18 @@ def test_ambush_cards() -> None:
     by = {a.slug: a for a in AMBUSH_CARDS}
     assert len(by) == 4
     assert by["goblin-attack"].shape == ((0, 0), (1, 1), (2, 2))
-    assert (by["goblin-attack"].direction, by["goblin-attack"].corner) == ("counterclockwise", "bottom-right")
-    assert (by["bugbear-assault"].direction, by["bugbear-assault"].corner) == ("clockwise", "top-right")
-    assert (by["kobold-onslaught"].direction, by["kobold-onslaught"].corner) == ("clockwise", "bottom-left")
+    assert (by["goblin-attack"].direction, by["goblin-attack"].corner) == (
+        "counterclockwise",
+        "bottom-right",
+    )
+    assert (by["bugbear-assault"].direction, by["bugbear-assault"].corner) == (
+        "clockwise",
+        "top-right",
+    )
+    assert (by["kobold-onslaught"].direction, by["kobold-onslaught"].corner) == (
+        "clockwise",
+        "bottom-left",
+    )
     assert (by["gnoll-raid"].direction, by["gnoll-raid"].corner) == ("counterclockwise", "top-left")
     assert [len(a.shape) for a in AMBUSH_CARDS] == [3, 4, 4, 5]
 

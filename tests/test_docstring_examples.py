@@ -34,6 +34,10 @@ def test_the_examples_are_found() -> None:
 @pytest.mark.parametrize("name", MODULES)
 def test_docstring_examples_hold(name: str) -> None:
     module = importlib.import_module(name)
-    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE, verbose=False)
+    result = doctest.testmod(
+        module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE, verbose=False
+    )
     assert result.attempted > 0, f"{name}: no example was run"
-    assert result.failed == 0, f"{name}: {result.failed} of {result.attempted} examples failed (output above)"
+    assert result.failed == 0, (
+        f"{name}: {result.failed} of {result.attempted} examples failed (output above)"
+    )

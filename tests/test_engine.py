@@ -102,7 +102,9 @@ def test_ambush_fallback_is_a_1x1_monster() -> None:
     pm = PlayerMap("A")
     fill_all_but(pm, [(0, 0), (10, 10)])
     ch = ambush_choices(pm, AMBUSH["gnoll-raid"])
-    assert ch.kind == "ambush-fallback" and ch.terrains == (Terrain.MONSTER,) and len(ch.entries) == 2
+    assert (
+        ch.kind == "ambush-fallback" and ch.terrains == (Terrain.MONSTER,) and len(ch.entries) == 2
+    )
 
 
 def test_solo_sweep_starts_in_the_corner_and_never_rotates() -> None:
@@ -138,7 +140,9 @@ def test_neighbours() -> None:
 
 
 def _game(players: int, seed: int) -> Game:
-    return Game(players, "B", seed, [RandomStrategy(random.Random(seed * 10 + p)) for p in range(players)]).play()
+    return Game(
+        players, "B", seed, [RandomStrategy(random.Random(seed * 10 + p)) for p in range(players)]
+    ).play()
 
 
 def test_seasons_end_by_time_and_ambushes_come_one_more_each_season() -> None:
@@ -165,9 +169,17 @@ def test_sheets_only_grow_and_every_player_draws_each_turn() -> None:
             for cell, t in a.drawn_cells().items():
                 assert b.terrain(cell) is t
             assert b.coins >= a.coins
-        n_turns = sum(1 for lg in g.seasons for c in lg.cards if c in AMBUSH or not EXPLORE[c].is_ruins)
-        assert len(g.placements_for(p) if hasattr(g, "placements_for") else
-                   [x for x in g.placements if x.player == p]) == n_turns
+        n_turns = sum(
+            1 for lg in g.seasons for c in lg.cards if c in AMBUSH or not EXPLORE[c].is_ruins
+        )
+        assert (
+            len(
+                g.placements_for(p)
+                if hasattr(g, "placements_for")
+                else [x for x in g.placements if x.player == p]
+            )
+            == n_turns
+        )
     # ambush monsters are drawn by the neighbour
     for pl in g.placements:
         if pl.kind.startswith("ambush"):

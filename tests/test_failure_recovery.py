@@ -50,11 +50,28 @@ class Server:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self) -> None:
-        env = {**os.environ, "CARTOGRAPHERS_DATABASE_URL": f"sqlite:///{self.db}",
-               "CARTOGRAPHERS_BATCH_DIR": str(self.work / "batch"), "CARTOGRAPHERS_VALIDATE_TIME_LIMIT": "2"}
-        cmd = [sys.executable, "-m", "uvicorn", "--factory", "api.service:create_app", "--host", "127.0.0.1",
-               "--port", str(self.port), "--log-level", "warning"]
-        self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        env = {
+            **os.environ,
+            "CARTOGRAPHERS_DATABASE_URL": f"sqlite:///{self.db}",
+            "CARTOGRAPHERS_BATCH_DIR": str(self.work / "batch"),
+            "CARTOGRAPHERS_VALIDATE_TIME_LIMIT": "2",
+        }
+        cmd = [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "--factory",
+            "api.service:create_app",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+            "--log-level",
+            "warning",
+        ]
+        self.proc = subprocess.Popen(
+            cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             assert self.proc.poll() is None, "the server exited while starting"
@@ -84,8 +101,11 @@ def game_record():
 
 
 def upload(base: str, game: str, player: int, season: int, sheet_json: dict) -> httpx.Response:
-    return httpx.post(f"{base}/v1/games/{game}/players/P{player + 1}/seasons/{SEASONS[season]}",
-                      data={"sheet": json.dumps(sheet_json)}, timeout=60)
+    return httpx.post(
+        f"{base}/v1/games/{game}/players/P{player + 1}/seasons/{SEASONS[season]}",
+        data={"sheet": json.dumps(sheet_json)},
+        timeout=60,
+    )
 
 
 def upload_round(srv: Server, game: str, rec, acked: dict, stop_after: int | None) -> None:
@@ -107,9 +127,13 @@ def upload_round(srv: Server, game: str, rec, acked: dict, stop_after: int | Non
                 except httpx.HTTPError:
                     return  # the server is gone
                 if r.status_code == 409 and "already in" in r.json()["message"]:
-                    r = httpx.get(f"{srv.base}/v1/games/{game}"
-                                  f"/players/P{player + 1}/seasons/{SEASONS[season]}")
-                    assert r.status_code == 200 and r.json()["sheet"] == sheet  # landed before the kill, unacknowledged
+                    r = httpx.get(
+                        f"{srv.base}/v1/games/{game}"
+                        f"/players/P{player + 1}/seasons/{SEASONS[season]}"
+                    )
+                    assert (
+                        r.status_code == 200 and r.json()["sheet"] == sheet
+                    )  # landed before the kill, unacknowledged
                 elif r.status_code == 409:  # the previous season (another thread's) is not in yet
                     continue
                 assert r.status_code in (200, 201), r.text
@@ -133,12 +157,16 @@ def upload_round(srv: Server, game: str, rec, acked: dict, stop_after: int | Non
 def half_sent_upload(srv: Server, game: str, player: int, season: int, sheet_json: dict) -> None:
     """A multipart upload whose connection drops halfway through the body."""
     boundary = "halfway"
-    body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"sheet\"\r\n\r\n"
-            f"{json.dumps(sheet_json)}\r\n"
-            f"--{boundary}--\r\n").encode()
-    head = (f"POST /v1/games/{game}/players/P{player + 1}/seasons/{SEASONS[season]} HTTP/1.1\r\n"
-            f"Host: 127.0.0.1\r\nContent-Type: multipart/form-data; boundary={boundary}\r\n"
-            f"Content-Length: {len(body)}\r\n\r\n").encode()
+    body = (
+        f'--{boundary}\r\nContent-Disposition: form-data; name="sheet"\r\n\r\n'
+        f"{json.dumps(sheet_json)}\r\n"
+        f"--{boundary}--\r\n"
+    ).encode()
+    head = (
+        f"POST /v1/games/{game}/players/P{player + 1}/seasons/{SEASONS[season]} HTTP/1.1\r\n"
+        f"Host: 127.0.0.1\r\nContent-Type: multipart/form-data; boundary={boundary}\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n"
+    ).encode()
     with socket.create_connection(("127.0.0.1", srv.port), timeout=10) as s:
         s.sendall(head + body[: len(body) // 2])
         time.sleep(0.3)
@@ -151,8 +179,10 @@ def check_database(db: Path, rec, acked: dict) -> None:
     try:
         assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         assert con.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-        rows = con.execute("SELECT p.seat, s.season_index, s.sheet, s.score, s.total, s.monster_penalty, s.checks "
-                           "FROM season_sheets s JOIN players p ON p.id = s.player_id").fetchall()
+        rows = con.execute(
+            "SELECT p.seat, s.season_index, s.sheet, s.score, s.total, s.monster_penalty, s.checks "
+            "FROM season_sheets s JOIN players p ON p.id = s.player_id"
+        ).fetchall()
     finally:
         con.close()
     stored = {}
@@ -162,7 +192,9 @@ def check_database(db: Path, rec, acked: dict) -> None:
         assert (score["total"], score["monster_penalty"]) == (total, penalty)
         assert total == rec.season_scores[seat][season].total and "legality" in json.loads(checks)
         if season > 0:
-            assert (seat, season - 1) in {(r[0], r[1]) for r in rows}, "a season stored without the one before"
+            assert (seat, season - 1) in {(r[0], r[1]) for r in rows}, (
+                "a season stored without the one before"
+            )
         stored[(seat, season)] = score
     missing = [k for k in acked if k not in stored]
     assert not missing, f"acknowledged uploads lost: {missing}"
@@ -172,9 +204,15 @@ def check_database(db: Path, rec, acked: dict) -> None:
 def test_killed_during_uploads_loses_nothing_and_leaves_no_partial_record(server, game_record):
     rec = game_record
     server.start()
-    r = httpx.post(f"{server.base}/v1/games", json={
-        "players": [f"P{p + 1}" for p in range(PLAYERS)], "side": rec.side, "cards": rec.cards,
-        "revealed": {s["season"]: s["cards"] for s in rec.card_log["seasons"]}})
+    r = httpx.post(
+        f"{server.base}/v1/games",
+        json={
+            "players": [f"P{p + 1}" for p in range(PLAYERS)],
+            "side": rec.side,
+            "cards": rec.cards,
+            "revealed": {s["season"]: s["cards"] for s in rec.card_log["seasons"]},
+        },
+    )
     assert r.status_code == 201, r.text
     game = r.json()["id"]
     acked: dict = {}
@@ -189,22 +227,34 @@ def test_killed_during_uploads_loses_nothing_and_leaves_no_partial_record(server
     server.start()
 
     def stored(player: int, season: int) -> bool:
-        r = httpx.get(f"{server.base}/v1/games/{game}/players/P{player + 1}/seasons/{SEASONS[season]}")
+        r = httpx.get(
+            f"{server.base}/v1/games/{game}/players/P{player + 1}/seasons/{SEASONS[season]}"
+        )
         assert r.status_code in (200, 404), r.text
         return r.status_code == 200
 
     # an upload can land just before a kill without its answer reaching the client: not
     # acknowledged, yet stored, so the half-sent upload must go to a season that is really not
     # stored yet
-    pending = next((k for k in ((p, s) for s in range(4) for p in range(PLAYERS))
-                    if k not in acked and not stored(*k)), None)
+    pending = next(
+        (
+            k
+            for k in ((p, s) for s in range(4) for p in range(PLAYERS))
+            if k not in acked and not stored(*k)
+        ),
+        None,
+    )
     if pending is not None:
-        half_sent_upload(server, game, *pending, rec.season_sheets[pending[0]][pending[1]].to_json())
+        half_sent_upload(
+            server, game, *pending, rec.season_sheets[pending[0]][pending[1]].to_json()
+        )
         assert not stored(*pending), "a half-sent upload left a record"
     upload_round(server, game, rec, acked, stop_after=None)
     assert len(acked) == PLAYERS * 4
     final = httpx.get(f"{server.base}/v1/games/{game}/standings").json()["final"]
-    expected = {f"P{p + 1}": sum(rec.season_scores[p][s].total for s in range(4)) for p in range(PLAYERS)}
+    expected = {
+        f"P{p + 1}": sum(rec.season_scores[p][s].total for s in range(4)) for p in range(PLAYERS)
+    }
     assert {st["player"]: st["total"] for st in final} == expected
     server.kill()
     check_database(server.db, rec, acked)

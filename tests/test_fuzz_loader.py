@@ -27,9 +27,20 @@ from vision.load import LoadedPhoto, PhotoError, load_photo
 
 ROOT = Path(__file__).resolve().parents[1]
 JPEG = (ROOT / "samples" / "typical-a.jpg").read_bytes()
-PNG = cv2.imencode(".png", cv2.resize(cv2.imdecode(np.frombuffer(JPEG, np.uint8), cv2.IMREAD_COLOR), (800, 600)))[1].tobytes()
-PHOTO_CODES = {"empty-file", "not-an-image", "too-many-pixels", "heic-unsupported", "no-grid", "wrong-side",
-               "unreadable-photo", "blurred", "too-small"}
+PNG = cv2.imencode(
+    ".png", cv2.resize(cv2.imdecode(np.frombuffer(JPEG, np.uint8), cv2.IMREAD_COLOR), (800, 600))
+)[1].tobytes()
+PHOTO_CODES = {
+    "empty-file",
+    "not-an-image",
+    "too-many-pixels",
+    "heic-unsupported",
+    "no-grid",
+    "wrong-side",
+    "unreadable-photo",
+    "blurred",
+    "too-small",
+}
 GUARD_S = 60.0
 
 
@@ -38,7 +49,7 @@ def jpeg_sof_offset(data: bytes) -> int | None:
     i = 2
     while i + 9 < len(data) and data[i] == 0xFF:
         marker = data[i + 1]
-        (length,) = struct.unpack(">H", data[i + 2:i + 4])
+        (length,) = struct.unpack(">H", data[i + 2 : i + 4])
         if marker in (0xC0, 0xC1, 0xC2):
             return i + 5
         i += 2 + length
@@ -54,7 +65,7 @@ def forge_size(data: bytes, width: int, height: int) -> bytes:
     at = jpeg_sof_offset(data)
     if at is None:
         return data
-    return data[:at] + struct.pack(">HH", min(height, 65535), min(width, 65535)) + data[at + 4:]
+    return data[:at] + struct.pack(">HH", min(height, 65535), min(width, 65535)) + data[at + 4 :]
 
 
 @st.composite
@@ -62,7 +73,11 @@ def mutated_photo(draw) -> bytes:
     """A sample photo (JPEG or PNG) with one to four random mutations."""
     data = bytearray(draw(st.sampled_from([JPEG, PNG])))
     for _ in range(draw(st.integers(1, 4))):
-        kind = draw(st.sampled_from(["flip", "flip-header", "cut", "insert", "repeat", "forge-size", "zero-run"]))
+        kind = draw(
+            st.sampled_from(
+                ["flip", "flip-header", "cut", "insert", "repeat", "forge-size", "zero-run"]
+            )
+        )
         at = draw(st.integers(0, len(data) - 1)) if data else 0
         if kind == "flip" and data:
             data[at] ^= draw(st.integers(1, 255))
@@ -74,12 +89,16 @@ def mutated_photo(draw) -> bytes:
         elif kind == "insert":
             data[at:at] = draw(st.binary(min_size=1, max_size=64))
         elif kind == "repeat":
-            data[at:at] = data[at:at + draw(st.integers(1, 4096))]
+            data[at:at] = data[at : at + draw(st.integers(1, 4096))]
         elif kind == "forge-size":
-            data = bytearray(forge_size(bytes(data), draw(st.integers(0, 200_000)), draw(st.integers(0, 200_000))))
+            data = bytearray(
+                forge_size(
+                    bytes(data), draw(st.integers(0, 200_000)), draw(st.integers(0, 200_000))
+                )
+            )
         elif kind == "zero-run":
             n = draw(st.integers(1, 20_000))
-            data[at:at + n] = bytes(min(n, len(data) - at))
+            data[at : at + n] = bytes(min(n, len(data) - at))
     return bytes(data)
 
 
@@ -109,8 +128,12 @@ def assert_photo_error_or(result: Any, error: BaseException | None, kind: type) 
     assert error.code in PHOTO_CODES and error.message, (error.code, error.message)
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-          derandomize=True)
+@settings(
+    max_examples=200,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    derandomize=True,
+)
 @given(mutated_photo())
 def test_loader_decodes_or_refuses_mutated_photos(data):
     result, error = guarded(lambda: load_photo(data))
@@ -121,8 +144,12 @@ def test_loader_decodes_or_refuses_mutated_photos(data):
         assert result.original_size[0] * result.original_size[1] <= 120_000_000
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-          derandomize=True)
+@settings(
+    max_examples=300,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    derandomize=True,
+)
 @given(mutated_photo() | st.binary(max_size=64))
 def test_upload_sniffer_never_raises(data):
     kind = image_kind(data)
@@ -130,8 +157,12 @@ def test_upload_sniffer_never_raises(data):
     assert size is None or (len(size) == 2 and all(isinstance(v, int) and v >= 0 for v in size))
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-          derandomize=True)
+@settings(
+    max_examples=12,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    derandomize=True,
+)
 @given(mutated_photo())
 def test_reader_reads_or_refuses_mutated_photos(data):
     result, error = guarded(lambda: read_photo(data))

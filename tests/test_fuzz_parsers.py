@@ -28,11 +28,24 @@ SHEET_JSON = json.loads((ROOT / "samples" / "typical-a.json").read_text())
 SHEET_TEXT = (ROOT / "samples" / "typical-a.txt").read_text()
 RECORD = simulate(2, "A", seed=5)
 LOG_JSON = RECORD.card_log
-FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+FUZZ = settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True
+)
 
-json_scalars = st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats(allow_nan=True) | st.text(max_size=20)
-any_json = st.recursive(json_scalars, lambda inner: st.lists(inner, max_size=12)
-                        | st.dictionaries(st.text(max_size=8), inner, max_size=6), max_leaves=60)
+json_scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**70), 2**70)
+    | st.floats(allow_nan=True)
+    | st.text(max_size=20)
+)
+any_json = st.recursive(
+    json_scalars,
+    lambda inner: (
+        st.lists(inner, max_size=12) | st.dictionaries(st.text(max_size=8), inner, max_size=6)
+    ),
+    max_leaves=60,
+)
 
 
 def paths(obj: Any, prefix: tuple = ()) -> list[tuple]:
@@ -68,14 +81,21 @@ def mutated(draw, original: Any, max_edits: int = 4) -> Any:
         elif action == "repeat" and isinstance(parent, list):
             parent.insert(key, parent[key])
         else:
-            parent[key] = draw(st.sampled_from([None, "", 0, -1, 10**9, 1.5, [], {}, "A", "forest", ["spring"]]))
+            parent[key] = draw(
+                st.sampled_from([None, "", 0, -1, 10**9, 1.5, [], {}, "A", "forest", ["spring"]])
+            )
     return obj
 
 
 def mutated_text(text: str) -> st.SearchStrategy[str]:
     """The text with characters replaced, inserted or lines dropped."""
-    edits = st.lists(st.tuples(st.integers(0, len(text)), st.sampled_from(["put", "cut", "line"]),
-                               st.text(max_size=6)), min_size=1, max_size=6)
+    edits = st.lists(
+        st.tuples(
+            st.integers(0, len(text)), st.sampled_from(["put", "cut", "line"]), st.text(max_size=6)
+        ),
+        min_size=1,
+        max_size=6,
+    )
 
     def apply(ops) -> str:
         out = text
@@ -84,7 +104,7 @@ def mutated_text(text: str) -> st.SearchStrategy[str]:
             if op == "put":
                 out = out[:pos] + chunk + out[pos:]
             elif op == "cut":
-                out = out[:pos] + out[pos + len(chunk) + 1:]
+                out = out[:pos] + out[pos + len(chunk) + 1 :]
             else:
                 lines = out.splitlines()
                 if lines:
@@ -128,8 +148,11 @@ def test_sheet_text_parser_on_any_and_mutated_text(text):
 
 
 @settings(max_examples=60, deadline=None, derandomize=True)
-@given(st.binary(max_size=3000) | mutated_text(json.dumps(SHEET_JSON)).map(str.encode)
-       | mutated_text(SHEET_TEXT).map(lambda t: t.encode("utf-8", "surrogatepass")))
+@given(
+    st.binary(max_size=3000)
+    | mutated_text(json.dumps(SHEET_JSON)).map(str.encode)
+    | mutated_text(SHEET_TEXT).map(lambda t: t.encode("utf-8", "surrogatepass"))
+)
 def test_sheet_files_on_any_bytes(tmp_path_factory, data):
     path = tmp_path_factory.mktemp("fuzz") / "sheet.json"
     path.write_bytes(data)
@@ -142,7 +165,9 @@ def test_card_log_parser_on_any_and_mutated_logs(data):
     parses_or_says_why(parse_log, data, ValueError)
 
 
-def validate_in_thread(sheet: Sheet, log: Any, time_limit: float, guard_s: float) -> Exception | None:
+def validate_in_thread(
+    sheet: Sheet, log: Any, time_limit: float, guard_s: float
+) -> Exception | None:
     """Run ``validate`` in a thread; fail if it has not
     come back after ``guard_s`` seconds (a hang)."""
     outcome: list = []
@@ -161,7 +186,9 @@ def validate_in_thread(sheet: Sheet, log: Any, time_limit: float, guard_s: float
     return outcome[0]
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True
+)
 @given(mutated(LOG_JSON, max_edits=2))
 def test_validation_with_a_mutated_log_ends_and_names_the_problem(log):
     error = validate_in_thread(RECORD.final_sheets[0], log, time_limit=0.5, guard_s=30.0)

@@ -46,8 +46,12 @@ def client(db_url: str, monkeypatch, tmp_path: Path):
 
 
 def new_game(client: TestClient, rec, with_log: bool = True) -> str:
-    body = {"players": [f"P{p + 1}" for p in range(rec.players)], "side": rec.side, "cards": rec.cards,
-            "name": f"seed {rec.seed}"}
+    body = {
+        "players": [f"P{p + 1}" for p in range(rec.players)],
+        "side": rec.side,
+        "cards": rec.cards,
+        "name": f"seed {rec.seed}",
+    }
     if with_log:
         body["revealed"] = {s["season"]: s["cards"] for s in rec.card_log["seasons"]}
     r = client.post("/v1/games", json=body)
@@ -71,7 +75,9 @@ def simulator_standings(rec, seasons: int) -> list[tuple[str, int, int, int]]:
     """The simulator's own running standings after ``seasons`` seasons."""
     from scoring.seasons import GameScore, rank_players
 
-    partial = {f"P{p + 1}": GameScore(tuple(rec.season_scores[p][:seasons])) for p in range(rec.players)}
+    partial = {
+        f"P{p + 1}": GameScore(tuple(rec.season_scores[p][:seasons])) for p in range(rec.players)
+    }
     return [(s.player, s.place, s.total, s.monster_stars_lost) for s in rank_players(partial)]
 
 
@@ -79,13 +85,17 @@ def as_tuples(standings: list[dict]) -> list[tuple[str, int, int, int]]:
     return [(s["player"], s["place"], s["total"], s["monster_stars_lost"]) for s in standings]
 
 
-@pytest.mark.parametrize("players, side, seed, with_log", [(4, "A", 7, True), (4, "B", 3, False), (2, "A", 21, True)])
+@pytest.mark.parametrize(
+    "players, side, seed, with_log", [(4, "A", 7, True), (4, "B", 3, False), (2, "A", 21, True)]
+)
 def test_a_simulated_game_ends_with_the_simulators_standings(client, players, side, seed, with_log):
     rec = record(players, side, seed)
     game = new_game(client, rec, with_log)
     play_through(client, game, rec)
     data = client.get(f"/v1/games/{game}/standings").json()
-    assert as_tuples(data["final"]) == [(s.player, s.place, s.total, s.monster_stars_lost) for s in rec.ranking]
+    assert as_tuples(data["final"]) == [
+        (s.player, s.place, s.total, s.monster_stars_lost) for s in rec.ranking
+    ]
     for k, season in enumerate(data["seasons"]):
         assert season["complete"]
         assert as_tuples(season["standings"]) == simulator_standings(rec, k + 1)
@@ -114,10 +124,13 @@ def test_an_altered_earlier_cell_is_rejected_with_the_cell_named(client, season)
     assert SEASONS[season] not in client.get(f"/v1/games/{game}").json()["players"][1]["seasons"]
 
 
-@pytest.mark.parametrize("change, expected", [
-    ("erase", "now empty"),
-    ("coins", "coins went down"),
-])
+@pytest.mark.parametrize(
+    "change, expected",
+    [
+        ("erase", "now empty"),
+        ("coins", "coins went down"),
+    ],
+)
 def test_other_changes_to_the_past_are_rejected(client, change, expected):
     rec = record(4, "A", 7)
     game = new_game(client, rec)
@@ -139,7 +152,9 @@ def test_new_cells_the_season_cannot_explain_are_rejected(client):
     play_through(client, game, rec, seasons=1)
     spring = rec.season_sheets[2][0]
     empties = [c for c, t in spring.items() if t is Terrain.EMPTY]
-    flooded = spring.with_cells({c: Terrain.WATER for c in empties[:40]})  # 40 new water cells in one season
+    flooded = spring.with_cells(
+        {c: Terrain.WATER for c in empties[:40]}
+    )  # 40 new water cells in one season
     r = send(client, game, "P3", "summer", flooded)
     assert r.status_code == 422 and r.json()["code"] == "sheet-rejected"
     assert r.json()["cells"], "the verdict names cells"
@@ -152,11 +167,14 @@ def test_wrong_side_is_rejected(client):
     assert r.status_code == 422 and "side B" in r.json()["message"]
 
 
-@pytest.mark.parametrize("steps, code", [
-    ([("P1", "summer")], "season-conflict"),  # spring missing
-    ([("P1", "spring"), ("P1", "spring")], "season-conflict"),  # already in
-    ([("P9", "spring")], "player-not-found"),
-])
+@pytest.mark.parametrize(
+    "steps, code",
+    [
+        ([("P1", "summer")], "season-conflict"),  # spring missing
+        ([("P1", "spring"), ("P1", "spring")], "season-conflict"),  # already in
+        ([("P9", "spring")], "player-not-found"),
+    ],
+)
 def test_out_of_order_uploads_are_refused(client, steps, code):
     rec = record(4, "A", 7)
     game = new_game(client, rec)
@@ -170,8 +188,13 @@ def test_out_of_order_uploads_are_refused(client, steps, code):
 def test_replace_corrects_a_season_until_the_next_is_in(client):
     rec = record(4, "A", 7)
     game = new_game(client, rec)
-    assert send(client, game, "P1", "spring", rec.season_sheets[1][0]).status_code == 201  # P2's by mistake
-    assert send(client, game, "P1", "spring", rec.season_sheets[0][0], replace="true").status_code == 201
+    assert (
+        send(client, game, "P1", "spring", rec.season_sheets[1][0]).status_code == 201
+    )  # P2's by mistake
+    assert (
+        send(client, game, "P1", "spring", rec.season_sheets[0][0], replace="true").status_code
+        == 201
+    )
     assert send(client, game, "P1", "summer", rec.season_sheets[0][1]).status_code == 201
     r = send(client, game, "P1", "spring", rec.season_sheets[0][0], replace="true")
     assert r.status_code == 409 and "summer" in r.json()["message"]
@@ -180,15 +203,25 @@ def test_replace_corrects_a_season_until_the_next_is_in(client):
     assert stored["score"]["total"] == rec.season_scores[0][0].total
 
 
-@pytest.mark.parametrize("body, code", [
-    ({"players": ["a", "a"], "side": "A"}, "bad-game"),
-    ({"players": ["a", "b"], "side": "C"}, "bad-game"),
-    ({"players": [], "side": "A"}, "bad-game"),
-    ({"players": ["a"], "side": "A", "cards": "sentinel-wood,dragon-hoard,wildholds,borderlands"}, "bad-cards"),
-    ({"players": ["a"], "side": "A", "cards": ["wildholds"] * 4}, "bad-cards"),
-    ({"players": ["a"], "side": "A", "revealed": {"autumn": ["hamlet"]}}, "bad-season"),
-    ({"players": ["a"], "side": "A", "revealed": {"spring": ["dragon"]}}, "bad-log"),
-])
+@pytest.mark.parametrize(
+    "body, code",
+    [
+        ({"players": ["a", "a"], "side": "A"}, "bad-game"),
+        ({"players": ["a", "b"], "side": "C"}, "bad-game"),
+        ({"players": [], "side": "A"}, "bad-game"),
+        (
+            {
+                "players": ["a"],
+                "side": "A",
+                "cards": "sentinel-wood,dragon-hoard,wildholds,borderlands",
+            },
+            "bad-cards",
+        ),
+        ({"players": ["a"], "side": "A", "cards": ["wildholds"] * 4}, "bad-cards"),
+        ({"players": ["a"], "side": "A", "revealed": {"autumn": ["hamlet"]}}, "bad-season"),
+        ({"players": ["a"], "side": "A", "revealed": {"spring": ["dragon"]}}, "bad-log"),
+    ],
+)
 def test_bad_game_setups_are_refused(client, body, code):
     body = {"cards": ["sentinel-wood", "canal-lake", "wildholds", "borderlands"], **body}
     r = client.post("/v1/games", json=body)
@@ -211,7 +244,10 @@ def test_revealed_cards_can_be_added_later(client):
     cards = rec.card_log["seasons"][0]["cards"]
     r = client.put(f"/v1/games/{game}/revealed/spring", json={"cards": cards})
     assert r.status_code == 200 and r.json()["revealed"] == {"spring": cards}
-    assert send(client, game, "P1", "spring", rec.season_sheets[0][0]).json()["checks"]["log_known"] is True
+    assert (
+        send(client, game, "P1", "spring", rec.season_sheets[0][0]).json()["checks"]["log_known"]
+        is True
+    )
 
 
 def test_the_database_survives_a_service_restart(db_url, monkeypatch, tmp_path):
@@ -225,7 +261,9 @@ def test_the_database_survives_a_service_restart(db_url, monkeypatch, tmp_path):
     with TestClient(create_app()) as second:
         assert second.get(f"/v1/games/{game}/standings").json() == before
         for p in range(4):
-            assert send(second, game, f"P{p + 1}", "fall", rec.season_sheets[p][2]).status_code == 201
+            assert (
+                send(second, game, f"P{p + 1}", "fall", rec.season_sheets[p][2]).status_code == 201
+            )
 
 
 def test_the_database_opens_at_start_up_and_closes_at_shutdown(db_url, monkeypatch):
@@ -251,7 +289,9 @@ def _upload_spring(args: tuple[str, str, int, int]) -> str:
     rec = record(4, "A", seed)
     store = Store(url)
     try:
-        games.upload_season(store, game, f"P{p + 1}", "spring", rec.season_sheets[p][0], time_limit=2.0)
+        games.upload_season(
+            store, game, f"P{p + 1}", "spring", rec.season_sheets[p][0], time_limit=2.0
+        )
         return "ok"
     finally:
         store.close()
@@ -263,7 +303,11 @@ def test_twenty_concurrent_uploads_from_two_processes_lose_nothing(db_url):
     ids = []
     for seed in seeds:
         rec = record(4, "A", seed)
-        ids.append(games.create_game(store, games.GameSetup(("P1", "P2", "P3", "P4"), "A", tuple(rec.cards)))["id"])
+        ids.append(
+            games.create_game(
+                store, games.GameSetup(("P1", "P2", "P3", "P4"), "A", tuple(rec.cards))
+            )["id"]
+        )
     jobs = [(db_url, game, p, seed) for game, seed in zip(ids, seeds) for p in range(4)]
     assert len(jobs) == 20
     with cf.ProcessPoolExecutor(2) as procs:  # two service instances on one database file
@@ -274,8 +318,9 @@ def test_twenty_concurrent_uploads_from_two_processes_lose_nothing(db_url):
         rec = record(4, "A", seed)
         spring = games.standings(store, game)["seasons"][0]
         assert spring["complete"]
-        assert {s["player"]: s["season_total"] for s in spring["scores"]} == \
-            {f"P{p + 1}": rec.season_scores[p][0].total for p in range(4)}
+        assert {s["player"]: s["season_total"] for s in spring["scores"]} == {
+            f"P{p + 1}": rec.season_scores[p][0].total for p in range(4)
+        }
 
 
 def _upload_half(jobs: list) -> list[str]:
@@ -286,7 +331,23 @@ def _upload_half(jobs: list) -> list[str]:
 def test_cli_tracks_a_game(tmp_path: Path, capsys):
     rec = record(2, "A", 21)
     db = str(tmp_path / "cli.sqlite3")
-    assert main(["game", "create", "--db", db, "--players", "P1,P2", "--side", "A", "--cards", ",".join(rec.cards)]) == 0
+    assert (
+        main(
+            [
+                "game",
+                "create",
+                "--db",
+                db,
+                "--players",
+                "P1,P2",
+                "--side",
+                "A",
+                "--cards",
+                ",".join(rec.cards),
+            ]
+        )
+        == 0
+    )
     game = capsys.readouterr().out.strip()
     for s, season in enumerate(SEASONS):
         for p in range(2):
@@ -296,7 +357,9 @@ def test_cli_tracks_a_game(tmp_path: Path, capsys):
     capsys.readouterr()
     assert main(["game", "standings", "--db", db, "--json", game]) == 0
     final = json.loads(capsys.readouterr().out)["final"]
-    assert as_tuples(final) == [(s.player, s.place, s.total, s.monster_stars_lost) for s in rec.ranking]
+    assert as_tuples(final) == [
+        (s.player, s.place, s.total, s.monster_stars_lost) for s in rec.ranking
+    ]
     bad, name = altered(rec.season_sheets[0][3], rec.season_sheets[0][2])
     f = tmp_path / "bad.json"
     f.write_text(json.dumps(bad.to_json()))
@@ -312,11 +375,14 @@ def test_twenty_concurrent_uploads_through_the_service_lose_nothing(client):
 
     def upload(job):
         seed, p = job
-        return send(client, ids[seed], f"P{p + 1}", "spring", record(4, "A", seed).season_sheets[p][0]).status_code
+        return send(
+            client, ids[seed], f"P{p + 1}", "spring", record(4, "A", seed).season_sheets[p][0]
+        ).status_code
 
     with cf.ThreadPoolExecutor(20) as pool:
         assert list(pool.map(upload, jobs)) == [201] * 20
     for seed in seeds:
         spring = client.get(f"/v1/games/{ids[seed]}/standings").json()["seasons"][0]
-        assert {s["player"]: s["season_total"] for s in spring["scores"]} == \
-            {f"P{p + 1}": record(4, "A", seed).season_scores[p][0].total for p in range(4)}
+        assert {s["player"]: s["season_total"] for s in spring["scores"]} == {
+            f"P{p + 1}": record(4, "A", seed).season_scores[p][0].total for p in range(4)
+        }

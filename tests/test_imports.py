@@ -64,9 +64,14 @@ def imports_of(importer: str, path: Path, modules: dict[str, Path]) -> set[str]:
         elif isinstance(node, ast.ImportFrom):
             base = _absolute(node.module, node.level, importer, is_package)
             names = [f"{base}.{alias.name}" for alias in node.names if alias.name != "*"] or [base]
-        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-              and node.func.attr == "import_module" and node.args
-              and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "import_module"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
             names = [node.args[0].value]
         for name in names:
             target = _project_module(name, modules)
@@ -134,7 +139,9 @@ def a_cycle(graph: dict[str, set[str]], component: set[str]) -> list[str]:
             if child not in paths:
                 paths[child] = paths[node] + [child]
                 queue.append(child)
-    raise AssertionError(f"no circle found in {component}")  # a strongly connected component always has one
+    raise AssertionError(
+        f"no circle found in {component}"
+    )  # a strongly connected component always has one
 
 
 def test_the_graph_sees_the_project_modules():
@@ -148,5 +155,6 @@ def test_no_import_cycles():
     graph = import_graph()
     cycles = strongly_connected(graph)
     new = [c for c in cycles if frozenset(c) not in KNOWN_CYCLES]
-    assert not new, "import cycles:\n" + "\n".join("  " + " → ".join(a_cycle(graph, c)) for c in new)
-
+    assert not new, "import cycles:\n" + "\n".join(
+        "  " + " → ".join(a_cycle(graph, c)) for c in new
+    )

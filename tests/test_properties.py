@@ -35,8 +35,16 @@ def sheets(draw, side=None, fill=None) -> Sheet:
     return Sheet.blank(side).with_cells(changes, coins=draw(st.integers(0, 20)))
 
 
-MULTIPLE_OF = {"borderlands": 6, "lost-barony": 3, "broken-road": 3, "stoneside-forest": 3,
-               "wildholds": 8, "shoreside-expanse": 3, "greengold-plains": 3, "shieldgate": 2}
+MULTIPLE_OF = {
+    "borderlands": 6,
+    "lost-barony": 3,
+    "broken-road": 3,
+    "stoneside-forest": 3,
+    "wildholds": 8,
+    "shoreside-expanse": 3,
+    "greengold-plains": 3,
+    "shieldgate": 2,
+}
 
 
 @settings(max_examples=300, deadline=None)
@@ -59,8 +67,12 @@ def test_monster_penalty_never_exceeds_empty_cells(sheet: Sheet) -> None:
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.sets(st.tuples(st.integers(0, 10), st.integers(0, 10)), max_size=8), st.permutations(range(11)),
-       st.permutations(range(11)), st.sampled_from("AB"))
+@given(
+    st.sets(st.tuples(st.integers(0, 10), st.integers(0, 10)), max_size=8),
+    st.permutations(range(11)),
+    st.permutations(range(11)),
+    st.sampled_from("AB"),
+)
 def test_greenbough_is_invariant_under_row_and_column_permutation(cells, rows, cols, side) -> None:
     layout = SIDES[side]
     moved = {(rows[r], cols[c]) for r, c in cells}
@@ -70,7 +82,12 @@ def test_greenbough_is_invariant_under_row_and_column_permutation(cells, rows, c
     assert score_card("greenbough", before).stars == score_card("greenbough", after).stars
 
 
-FILL_ONLY = ("borderlands", "lost-barony", "broken-road", "cauldrons")  # depend on filled/empty only
+FILL_ONLY = (
+    "borderlands",
+    "lost-barony",
+    "broken-road",
+    "cauldrons",
+)  # depend on filled/empty only
 
 
 @settings(max_examples=200, deadline=None)
@@ -84,7 +101,9 @@ def test_placement_cards_ignore_which_terrain_fills_a_cell(sheet: Sheet, rnd) ->
 
 @settings(max_examples=200, deadline=None)
 @given(sheets(), st.integers(0, 120), st.sampled_from(DRAWABLE))
-def test_filling_a_cell_never_lowers_the_filled_cards(sheet: Sheet, index: int, terrain: Terrain) -> None:
+def test_filling_a_cell_never_lowers_the_filled_cards(
+    sheet: Sheet, index: int, terrain: Terrain
+) -> None:
     cell = divmod(index, 11)
     assume(sheet.terrain(cell) is Terrain.EMPTY)
     more = sheet.with_cells({cell: terrain})
@@ -109,7 +128,9 @@ def test_forest_edge_and_village_bounds(sheet: Sheet) -> None:
     assert score_card("sentinel-wood", sheet).stars <= min(40, forests)
     assert score_card("greenbough", sheet).stars <= 22
     assert score_card("great-city", sheet).stars <= villages
-    assert score_card("shieldgate", sheet).stars <= villages  # 2 × second largest ≤ sum of two largest
+    assert (
+        score_card("shieldgate", sheet).stars <= villages
+    )  # 2 × second largest ≤ sum of two largest
 
 
 @settings(max_examples=200, deadline=None)

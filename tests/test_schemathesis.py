@@ -47,14 +47,22 @@ def make_app():
 #: are a valid "binary" photo but not an image → 415, by design) and ``allow_header_conformance``
 #: (Starlette answers 405 from the first route on a path, so ``Allow`` on ``/v1/games`` names POST
 #: or GET, not both — a framework limit, harmless to clients).
-CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance,
-          response_headers_conformance, unsupported_method]
+CHECKS = [
+    not_a_server_error,
+    status_code_conformance,
+    content_type_conformance,
+    response_schema_conformance,
+    response_headers_conformance,
+    unsupported_method,
+]
 
 APP = make_app()
 schema = schemathesis.openapi.from_asgi("/openapi.json", APP)
 # Valid requests and deliberately invalid ones (wrong types, missing fields): both must get a
 # documented answer, never a 500.
-schema.config.generation.update(modes=[schemathesis.GenerationMode.POSITIVE, schemathesis.GenerationMode.NEGATIVE])
+schema.config.generation.update(
+    modes=[schemathesis.GenerationMode.POSITIVE, schemathesis.GenerationMode.NEGATIVE]
+)
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -67,6 +75,8 @@ def _remove_work_folder():
 
 
 @schema.parametrize()
-@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@settings(
+    max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True
+)
 def test_api_never_fails_and_matches_its_schema(case):
     case.call_and_validate(checks=CHECKS)

@@ -39,13 +39,22 @@ def test_monster_penalty(sheet, penalty: int, why: str) -> None:
 
 def test_seasons_and_edict_pairs() -> None:
     assert [(s.name, s.time, s.edicts) for s in SEASONS] == [
-        ("spring", 8, ("A", "B")), ("summer", 8, ("B", "C")), ("fall", 7, ("C", "D")), ("winter", 6, ("D", "A"))]
+        ("spring", 8, ("A", "B")),
+        ("summer", 8, ("B", "C")),
+        ("fall", 7, ("C", "D")),
+        ("winter", 6, ("D", "A")),
+    ]
 
 
 def test_season_score_is_edicts_plus_coins_minus_monsters() -> None:
     sheet = make(forest="A1 A2", water="E5", farm="E6", monster="K11", coins=3)
     # sentinel 2, canal 2, wildholds 0, borderlands 0; monsters: J11 and K10 → 2
-    expected = {"spring": 2 + 2 + 3 - 2, "summer": 2 + 0 + 3 - 2, "fall": 0 + 0 + 3 - 2, "winter": 0 + 2 + 3 - 2}
+    expected = {
+        "spring": 2 + 2 + 3 - 2,
+        "summer": 2 + 0 + 3 - 2,
+        "fall": 0 + 0 + 3 - 2,
+        "winter": 0 + 2 + 3 - 2,
+    }
     for season, total in expected.items():
         score = score_season(sheet, CARDS, season)
         assert score.total == total, season
@@ -53,7 +62,12 @@ def test_season_score_is_edicts_plus_coins_minus_monsters() -> None:
 
 
 def test_game_total_uses_each_seasons_own_sheet() -> None:
-    sheets = [make(forest="A1"), make(forest="A1 A2"), make(forest="A1 A2", coins=1), make(forest="A1 A2 A3", coins=2)]
+    sheets = [
+        make(forest="A1"),
+        make(forest="A1 A2"),
+        make(forest="A1 A2", coins=1),
+        make(forest="A1 A2 A3", coins=2),
+    ]
     game = score_game(sheets, CARDS)
     # spring: A=1; summer: B+C=0; fall: C+D=0 +1 coin; winter: D+A=3 +2 coins
     assert [s.total for s in game.seasons] == [1, 0, 1, 5]
@@ -84,11 +98,23 @@ def test_tie_break(games, places) -> None:
 
 @pytest.mark.parametrize(
     "rating, title",
-    [(45, "Legendary Cartographer"), (30, "Legendary Cartographer"), (29, "Master Mapsmith"),
-     (20, "Master Mapsmith"), (10, "Journeyman Topographer"), (0, "Apprentice Surveyor"),
-     (-1, "Amateur Assessor"), (-5, "Amateur Assessor"), (-6, "Inept Assistant"), (-10, "Inept Assistant"),
-     (-11, "Dimwitted Doodler"), (-20, "Dimwitted Doodler"), (-21, "Oblivious Inkdrinker"),
-     (-30, "Oblivious Inkdrinker"), (-99, "Oblivious Inkdrinker")],
+    [
+        (45, "Legendary Cartographer"),
+        (30, "Legendary Cartographer"),
+        (29, "Master Mapsmith"),
+        (20, "Master Mapsmith"),
+        (10, "Journeyman Topographer"),
+        (0, "Apprentice Surveyor"),
+        (-1, "Amateur Assessor"),
+        (-5, "Amateur Assessor"),
+        (-6, "Inept Assistant"),
+        (-10, "Inept Assistant"),
+        (-11, "Dimwitted Doodler"),
+        (-20, "Dimwitted Doodler"),
+        (-21, "Oblivious Inkdrinker"),
+        (-30, "Oblivious Inkdrinker"),
+        (-99, "Oblivious Inkdrinker"),
+    ],
 )
 def test_solo_titles(rating: int, title: str) -> None:
     solo_sum = 25 + 24 + 16 + 24  # the four CARDS' solo values

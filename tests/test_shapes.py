@@ -19,10 +19,24 @@ from scoring.shapes import (
 
 # shape → number of distinct orientations with rotations and reflections
 ORIENTATIONS = {
-    "X": 1, "X/X": 2, "X/X/X": 2, "XXXX": 2, "X./.X": 2, ".X./XXX/.X.": 1,
-    "X./XX": 4, "..X/.XX/XX.": 4, "XXX/X../X..": 4, "X./XX/X.": 4, "X../XXX/X..": 4, "X./XX/.X": 4,
-    "XXX/XX.": 8, "XXX/..X": 8, "..XX/XXX.": 8,
-    "X../.X./..X": 2, "X.X/X.X": 2, "XX/X./XX": 4,
+    "X": 1,
+    "X/X": 2,
+    "X/X/X": 2,
+    "XXXX": 2,
+    "X./.X": 2,
+    ".X./XXX/.X.": 1,
+    "X./XX": 4,
+    "..X/.XX/XX.": 4,
+    "XXX/X../X..": 4,
+    "X./XX/X.": 4,
+    "X../XXX/X..": 4,
+    "X./XX/.X": 4,
+    "XXX/XX.": 8,
+    "XXX/..X": 8,
+    "..XX/XXX.": 8,
+    "X../.X./..X": 2,
+    "X.X/X.X": 2,
+    "XX/X./XX": 4,
 }
 
 

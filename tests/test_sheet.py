@@ -34,7 +34,10 @@ def test_printed_layout_facts(side: str) -> None:
     assert all(not (near(x) & layout.ruins) for x in layout.ruins)
 
 
-@pytest.mark.parametrize("sheet", [make(), make("B"), make(forest="A1", water="B6", coins=14), make(monster="K11", coins=3)])
+@pytest.mark.parametrize(
+    "sheet",
+    [make(), make("B"), make(forest="A1", water="B6", coins=14), make(monster="K11", coins=3)],
+)
 def test_round_trips(sheet: Sheet) -> None:
     assert Sheet.from_json(json.loads(json.dumps(sheet.to_json()))) == sheet
     assert Sheet.from_text(sheet.to_text()) == sheet
@@ -72,10 +75,18 @@ def _cells_with(r: int, c: int, name: str):
         ({"side": "A"}, "cells", "missing field 'cells'"),
         (_json(side="C"), "side", "unknown sheet side 'C'"),
         (_json(cells=[["empty"] * 11] * 10), "cells", "11 rows"),
-        (_json(cells=[["empty"] * 11] * 10 + [["empty"] * 10]), "cells[10]", "row K) must hold 11 cells"),
+        (
+            _json(cells=[["empty"] * 11] * 10 + [["empty"] * 10]),
+            "cells[10]",
+            "row K) must hold 11 cells",
+        ),
         (_json(cells=_cells_with(3, 3, "lava")), "cells[3][3]", "D4 has unknown terrain 'lava'"),
         (_json(cells=_cells_with(1, 3, "forest")), "cells[1][3]", "B4 is printed as mountain"),
-        (_json(cells=_cells_with(0, 0, "mountain")), "cells[0][0]", "A1 is mountain, but side A prints no mountain there"),
+        (
+            _json(cells=_cells_with(0, 0, "mountain")),
+            "cells[0][0]",
+            "A1 is mountain, but side A prints no mountain there",
+        ),
         (_json(cells=_cells_with(0, 0, "wasteland")), "cells[0][0]", "A1 is wasteland"),
         (_json(coins=-1), "coins", "coins"),
         (_json(coins="3"), "coins", "coins"),
@@ -115,7 +126,10 @@ def test_more_coins_than_the_track_is_a_warning_not_an_error() -> None:
         ("side A\n", "first line"),
         ("side A coins x\n" + ". " * 11, "whole number"),
         ("side A coins 0\n" + (". " * 11 + "\n") * 10, "expected 11 rows"),
-        ("side A coins 0\n" + "?" + " ." * 10 + "\n" + (". " * 11 + "\n") * 10, "A1 has unknown symbol '?'"),
+        (
+            "side A coins 0\n" + "?" + " ." * 10 + "\n" + (". " * 11 + "\n") * 10,
+            "A1 has unknown symbol '?'",
+        ),
     ],
 )
 def test_bad_text_is_refused(text: str, words: str) -> None:

@@ -14,8 +14,16 @@ from scoring.sheet import Sheet
 from scoring.simulator import GameRecord, simulate
 
 
-@pytest.mark.parametrize("players,side,strategy", [(1, "A", "random"), (2, "B", "greedy"), (5, "A", "random"),
-                                                   (3, "B", "random"), (1, "B", "greedy")])
+@pytest.mark.parametrize(
+    "players,side,strategy",
+    [
+        (1, "A", "random"),
+        (2, "B", "greedy"),
+        (5, "A", "random"),
+        (3, "B", "random"),
+        (1, "B", "greedy"),
+    ],
+)
 def test_api_shape(players: int, side: str, strategy: str) -> None:
     g = simulate(players, side, 11, strategy)
     assert isinstance(g, GameRecord)
@@ -78,8 +86,25 @@ def test_bad_arguments() -> None:
 
 
 def test_cli(capsys, tmp_path) -> None:
-    assert main(["simulate", "--players", "2", "--side", "B", "--seed", "3", "--strategy", "random", "--json",
-                 "--out", str(tmp_path)]) == 0
+    assert (
+        main(
+            [
+                "simulate",
+                "--players",
+                "2",
+                "--side",
+                "B",
+                "--seed",
+                "3",
+                "--strategy",
+                "random",
+                "--json",
+                "--out",
+                str(tmp_path),
+            ]
+        )
+        == 0
+    )
     out = json.loads(capsys.readouterr().out)
     assert out["players"] == 2 and out["side"] == "B"
     assert (tmp_path / "log.json").exists() and (tmp_path / "P2-winter.json").exists()

@@ -23,8 +23,12 @@ def test_every_family_prints_the_layout_where_the_layout_says(family: str, side:
         return float(255 - grey[y0:y1, x0:x1].mean())
 
     layout = SIDES[side]
-    plain = [cell_darkness(r, c) for r in range(GRID) for c in range(GRID)
-             if (r, c) not in layout.mountains | layout.ruins | layout.wasteland]
+    plain = [
+        cell_darkness(r, c)
+        for r in range(GRID)
+        for c in range(GRID)
+        if (r, c) not in layout.mountains | layout.ruins | layout.wasteland
+    ]
     mountains = [cell_darkness(r, c) for r, c in layout.mountains]
     # the printed mountains stand out from the plain cells in every look
     assert min(mountains) > np.percentile(plain, 90) + 5, (family, side)

@@ -12,9 +12,19 @@ from vision.synth import make_photo
 from vision.synth.photo import camera_for, warp_maps
 
 SEED = 50918001  # this test's seed block: 509180xx–509199xx
-JPEG_BLOCK = 16  # a JPEG macroblock with 4:2:0 chroma: ink changes every pixel of the blocks it touches
-UPSAMPLE_PX = 2  # and the decoder's smooth chroma upsampling carries it this far into the next block
-SHARP = {"defocus_px": 0.0, "motion_px": 0.0, "sharpen": 0.0, "resent_quality": 0, "jpeg_quality": 90}
+JPEG_BLOCK = (
+    16  # a JPEG macroblock with 4:2:0 chroma: ink changes every pixel of the blocks it touches
+)
+UPSAMPLE_PX = (
+    2  # and the decoder's smooth chroma upsampling carries it this far into the next block
+)
+SHARP = {
+    "defocus_px": 0.0,
+    "motion_px": 0.0,
+    "sharpen": 0.0,
+    "resent_quality": 0,
+    "jpeg_quality": 90,
+}
 
 
 def decode(jpeg: bytes) -> np.ndarray:
@@ -61,7 +71,12 @@ def test_twin_differs_inside_a_drawn_cell(photo):
     d = np.abs(decode(photo.jpeg) - decode(photo.twin)).max(axis=2)
     inter = np.asarray(photo.truth["intersections"], float)
     cells = photo.truth["sheet"]["cells"]
-    (r, c), = [(r, c) for r in range(11) for c in range(11) if cells[r][c] not in ("empty", "mountain", "wasteland")][:1]
+    ((r, c),) = [
+        (r, c)
+        for r in range(11)
+        for c in range(11)
+        if cells[r][c] not in ("empty", "mountain", "wasteland")
+    ][:1]
     quad = np.array([inter[r, c], inter[r, c + 1], inter[r + 1, c + 1], inter[r + 1, c]])
     mask = np.zeros(d.shape, np.uint8)
     cv2.fillPoly(mask, [np.round(quad).astype(np.int32)], 1)

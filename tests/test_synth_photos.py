@@ -22,7 +22,9 @@ def test_same_seed_same_photo_and_other_seed_other_photo():
     assert a.jpeg != c.jpeg
 
 
-@pytest.mark.parametrize("stop, n", [(0.0, 2), (1.0, 2), (3.0, 7), (0.7213, 19), (12.345678, 310), (5.0, 1)])
+@pytest.mark.parametrize(
+    "stop, n", [(0.0, 2), (1.0, 2), (3.0, 7), (0.7213, 19), (12.345678, 310), (5.0, 1)]
+)
 def test_fast_linspace_is_numpy_linspace_bit_for_bit(stop, n):
     """The strokes' resampling uses a lean linspace; any
     bit of difference would change every photo."""
@@ -39,9 +41,15 @@ def test_a_retake_shows_the_same_drawing_from_the_same_place_in_another_light():
     for photo in (again, other):
         assert photo.truth["sheet"] == first.truth["sheet"]
         assert photo.truth["intersections"] == first.truth["intersections"]
-        assert all(photo.truth["conditions"][k] == first.truth["conditions"][k] for k in GEOMETRY_CONDITIONS)
+        assert all(
+            photo.truth["conditions"][k] == first.truth["conditions"][k]
+            for k in GEOMETRY_CONDITIONS
+        )
     light = [k for k in first.truth["conditions"] if k not in GEOMETRY_CONDITIONS]
-    assert sum(again.truth["conditions"][k] != first.truth["conditions"][k] for k in light) >= len(light) // 2
+    assert (
+        sum(again.truth["conditions"][k] != first.truth["conditions"][k] for k in light)
+        >= len(light) // 2
+    )
     with pytest.raises(ValueError, match="take >= 1"):
         retake(first, 0)
 
@@ -61,7 +69,9 @@ def test_background_family_can_be_chosen(family):
 
 def test_truth_shapes_and_given_sheet_round_trip():
     sheet = random_sheet("B", np.random.default_rng(5), shapes=12)
-    photo = make_photo(5, sheet=sheet, megapixels=0.6, condition={"fingers": 2, "second_sheet": True})
+    photo = make_photo(
+        5, sheet=sheet, megapixels=0.6, condition={"fingers": 2, "second_sheet": True}
+    )
     t = photo.truth
     assert Sheet.from_json(t["sheet"]) == sheet and t["coins"] == sheet.coins
     inter = np.array(t["intersections"])
@@ -76,9 +86,21 @@ def test_truth_shapes_and_given_sheet_round_trip():
 
 def test_grid_corners_show_the_dark_frame_corner():
     """Picture and truth agree: the printed frame's corner is darker than the paper in the cell."""
-    photo = make_photo(8, sheet=Sheet.blank("A"), style="graphite-symbols", megapixels=1.0, condition={"defocus_px": 0.0, "motion_px": 0.0, "noise": 1.0,
-                                                     "shadow": 0.0, "fingers": 0, "jpeg_quality": 95,
-                                                     "exposure": 0.9})
+    photo = make_photo(
+        8,
+        sheet=Sheet.blank("A"),
+        style="graphite-symbols",
+        megapixels=1.0,
+        condition={
+            "defocus_px": 0.0,
+            "motion_px": 0.0,
+            "noise": 1.0,
+            "shadow": 0.0,
+            "fingers": 0,
+            "jpeg_quality": 95,
+            "exposure": 0.9,
+        },
+    )
     grey = cv2.cvtColor(photo.image, cv2.COLOR_BGR2GRAY).astype(float)
     inter = np.array(photo.truth["intersections"])
     for j, i in ((0, 0), (0, 11), (11, 11), (11, 0)):
@@ -102,7 +124,10 @@ def test_unknown_names_are_refused():
 
 
 def test_synth_command_writes_photos_and_truth(tmp_path, capsys):
-    assert main(["synth", "--n", "2", "--seed", "3", "--out", str(tmp_path), "--megapixels", "0.4"]) == 0
+    assert (
+        main(["synth", "--n", "2", "--seed", "3", "--out", str(tmp_path), "--megapixels", "0.4"])
+        == 0
+    )
     jpgs = sorted(tmp_path.glob("*.jpg"))
     truths = sorted(tmp_path.glob("*.truth.json"))
     assert len(jpgs) == 2 and len(truths) == 2
@@ -111,12 +136,15 @@ def test_synth_command_writes_photos_and_truth(tmp_path, capsys):
     assert cv2.imread(str(jpgs[0])).shape[:2] == (t["height"], t["width"])
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["synth", "--n", "0", "--out", "OUT"], "--n must be at least 1"),
-    (["synth", "--n", "1", "--out", "OUT", "--megapixels", "500"], "--megapixels"),
-    (["sheet", "--side", "A", "--out", "OUT/x.jpg"], "must end in .pdf or .png"),
-    (["sheet", "--side", "A", "--out", "OUT/missing/x.png"], "does not exist"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["synth", "--n", "0", "--out", "OUT"], "--n must be at least 1"),
+        (["synth", "--n", "1", "--out", "OUT", "--megapixels", "500"], "--megapixels"),
+        (["sheet", "--side", "A", "--out", "OUT/x.jpg"], "must end in .pdf or .png"),
+        (["sheet", "--side", "A", "--out", "OUT/missing/x.png"], "does not exist"),
+    ],
+)
 def test_commands_refuse_bad_arguments_in_one_line(tmp_path, capsys, argv, message):
     argv = [a.replace("OUT", str(tmp_path)) for a in argv]
     assert main(argv) != 0
@@ -124,10 +152,14 @@ def test_commands_refuse_bad_arguments_in_one_line(tmp_path, capsys, argv, messa
     assert message in err and err.count("\n") == 1
 
 
-@pytest.mark.parametrize("paper, dpi, size", [("a4", 300, (2480, 3508)), ("letter", 150, (1275, 1650))])
+@pytest.mark.parametrize(
+    "paper, dpi, size", [("a4", 300, (2480, 3508)), ("letter", 150, (1275, 1650))]
+)
 def test_sheet_command_writes_a_page_of_the_right_size(tmp_path, paper, dpi, size):
     out = tmp_path / "sheet.png"
-    assert main(["sheet", "--side", "B", "--out", str(out), "--paper", paper, "--dpi", str(dpi)]) == 0
+    assert (
+        main(["sheet", "--side", "B", "--out", str(out), "--paper", paper, "--dpi", str(dpi)]) == 0
+    )
     img = cv2.imread(str(out))
     assert (img.shape[1], img.shape[0]) == size
     assert img[5, 5].min() == 255  # margin left white for the printer
@@ -142,6 +174,23 @@ def test_sheet_command_writes_a_pdf(tmp_path):
 def test_synth_command_gives_the_same_photos_with_two_workers(tmp_path):
     one, two = tmp_path / "one", tmp_path / "two"
     assert main(["synth", "--n", "2", "--seed", "9", "--out", str(one), "--megapixels", "0.3"]) == 0
-    assert main(["synth", "--n", "2", "--seed", "9", "--out", str(two), "--megapixels", "0.3", "--jobs", "2"]) == 0
+    assert (
+        main(
+            [
+                "synth",
+                "--n",
+                "2",
+                "--seed",
+                "9",
+                "--out",
+                str(two),
+                "--megapixels",
+                "0.3",
+                "--jobs",
+                "2",
+            ]
+        )
+        == 0
+    )
     for a in sorted(one.iterdir()):
         assert a.read_bytes() == (two / a.name).read_bytes()

@@ -20,7 +20,13 @@ POSES = [
     dict(tilt=0.7, azimuth=0.3, roll=2.0, k1=-0.12, bend=Bend(0.5, 0.4, 0.0, 0.0)),
     dict(tilt=0.5, azimuth=2.0, roll=3.3, k1=0.06, bend=Bend(0.3, 1.2, 0.6, 4.0)),
     dict(tilt=0.69, azimuth=4.0, roll=5.5, k1=-0.05, bend=Bend(0.0, 0.0, 0.6, 1.5)),
-    dict(tilt=0.4, azimuth=1.0, roll=1.0, k1=0.02, bend=Bend(0.2, 0.0, 0.3, 3.0, fold=0.4, fold_axis=1.6, fold_offset=0.5)),
+    dict(
+        tilt=0.4,
+        azimuth=1.0,
+        roll=1.0,
+        k1=0.02,
+        bend=Bend(0.2, 0.0, 0.3, 3.0, fold=0.4, fold_axis=1.6, fold_offset=0.5),
+    ),
 ]
 
 
@@ -66,9 +72,9 @@ def test_warped_grid_points_land_on_the_truth_within_005_u(pose):
             scale = np.linalg.norm(step) / 0.3
             r = int(np.ceil(0.3 * scale)) + 2
             x, y = int(round(truth[j, i, 0])), int(round(truth[j, i, 1]))
-            win = ink[y - r:y + r + 1, x - r:x + r + 1]
+            win = ink[y - r : y + r + 1, x - r : x + r + 1]
             assert win.shape == (2 * r + 1, 2 * r + 1), "grid point outside the photo"
-            gy, gx = np.mgrid[-r:r + 1, -r:r + 1]
+            gy, gx = np.mgrid[-r : r + 1, -r : r + 1]
             cx, cy = (gx * win).sum() / win.sum() + x, (gy * win).sum() / win.sum() + y
             worst = max(worst, np.hypot(cx - truth[j, i, 0], cy - truth[j, i, 1]) / scale)
     assert worst < 0.05
@@ -120,7 +126,10 @@ def test_drawn_ink_actually_darkens_the_drawn_cells():
     assert diff[y0:y1, x0:x1].max() == 0
 
 
-@pytest.mark.parametrize("coins, style", [(0, "graphite-symbols"), (3, "colour-shading"), (9, "marker-fill"), (14, "graphite-outlined")])
+@pytest.mark.parametrize(
+    "coins, style",
+    [(0, "graphite-symbols"), (3, "colour-shading"), (9, "marker-fill"), (14, "graphite-outlined")],
+)
 def test_exactly_the_first_coins_are_marked(coins, style):
     sheet = Sheet.blank("B").with_cells({}, coins=coins)
     blank = render_sheet("B", px_per_u=30, rng=np.random.default_rng(2))
@@ -129,11 +138,13 @@ def test_exactly_the_first_coins_are_marked(coins, style):
     for i in range(GEOMETRY.coin_count):
         x, y = (int(round(v)) for v in blank.to_px(*GEOMETRY.coin_centre(i)))
         r = int(GEOMETRY.coin_radius * 30)
-        marked = (diff[y - r:y + r + 1, x - r:x + r + 1] > 30).mean() > 0.03
+        marked = (diff[y - r : y + r + 1, x - r : x + r + 1] > 30).mean() > 0.03
         assert marked == (i < coins), f"coin {i} of {coins}"
 
 
-@pytest.mark.parametrize("seed, style", [(21, "colour-shading"), (22, "graphite-outlined"), (23, "marker-symbols")])
+@pytest.mark.parametrize(
+    "seed, style", [(21, "colour-shading"), (22, "graphite-outlined"), (23, "marker-symbols")]
+)
 def test_photo_ink_lies_in_the_truth_cells(seed, style):
     """End to end: the drawn terrain, carried through the photo's own camera, lands in the cells the
     truth's intersections outline — in every drawn cell, and in no empty cell's inner part."""
@@ -147,7 +158,9 @@ def test_photo_ink_lies_in_the_truth_cells(seed, style):
     inter = np.array(photo.truth["intersections"])
     for (r, c), t in sheet.items():
         quad = np.array([inter[r, c], inter[r, c + 1], inter[r + 1, c + 1], inter[r + 1, c]])
-        inner = quad.mean(axis=0) + (quad - quad.mean(axis=0)) * 0.6  # tolerance: 0.2 u from the borders
+        inner = (
+            quad.mean(axis=0) + (quad - quad.mean(axis=0)) * 0.6
+        )  # tolerance: 0.2 u from the borders
         mask = np.zeros(ink.shape, np.uint8)
         cv2.fillConvexPoly(mask, np.round(inner).astype(np.int32), 1)
         share = ink[mask > 0].mean()

@@ -13,7 +13,14 @@ from scoring.simulator import simulate
 from scoring.terrain import Terrain
 from scoring.validate import parse_log, replay, validate
 
-F, V, FA, W, MO, E = Terrain.FOREST, Terrain.VILLAGE, Terrain.FARM, Terrain.WATER, Terrain.MONSTER, Terrain.EMPTY
+F, V, FA, W, MO, E = (
+    Terrain.FOREST,
+    Terrain.VILLAGE,
+    Terrain.FARM,
+    Terrain.WATER,
+    Terrain.MONSTER,
+    Terrain.EMPTY,
+)
 
 
 def draw(side: str, cells: dict, coins: int = 0) -> Sheet:
@@ -21,8 +28,14 @@ def draw(side: str, cells: dict, coins: int = 0) -> Sheet:
 
 
 # ---- simulated games: no false alarms ----------------------------------------------------------
-GAMES = [(1, "A", 0, "greedy"), (1, "B", 5, "random"), (2, "B", 4, "random"), (3, "A", 7, "greedy"),
-         (4, "B", 9, "random"), (5, "A", 2, "greedy")]
+GAMES = [
+    (1, "A", 0, "greedy"),
+    (1, "B", 5, "random"),
+    (2, "B", 4, "random"),
+    (3, "A", 7, "greedy"),
+    (4, "B", 9, "random"),
+    (5, "A", 2, "greedy"),
+]
 
 
 @pytest.fixture(scope="module", params=GAMES, ids=lambda g: f"{g[0]}p-{g[1]}-{g[2]}-{g[3]}")
@@ -109,10 +122,17 @@ def test_coins_need_coin_shapes_or_surrounded_mountains() -> None:
     v = validate(draw("A", {}, coins=1))
     assert v.status == "illegal"
     # a surrounded mountain earns a coin: (1, 3)'s four neighbours
-    ring = {(0, 3): V, (2, 3): V, (1, 2): V, (1, 4): V}  # four lone villages: no coin shape among them
+    ring = {
+        (0, 3): V,
+        (2, 3): V,
+        (1, 2): V,
+        (1, 4): V,
+    }  # four lone villages: no coin shape among them
     assert validate(draw("A", ring, coins=0)).status == "illegal"
     assert validate(draw("A", ring, coins=1)).status == "legal"
-    assert validate(draw("A", {**ring, (5, 0): FA, (6, 0): FA}, coins=2)).status == "legal"  # farmland coin
+    assert (
+        validate(draw("A", {**ring, (5, 0): FA, (6, 0): FA}, coins=2)).status == "legal"
+    )  # farmland coin
     assert validate(draw("A", ring, coins=2)).status == "illegal"
     # four forests on the diagonals are two Forgotten Forest coin shapes: up to 1 + 2 coins
     forests = {cell: F for cell in ring}
@@ -131,7 +151,9 @@ def test_sheet_level_turn_limits() -> None:
 
 def test_ruins_card_needs_a_shape_on_a_ruin() -> None:
     log = {"players": 2, "seasons": [["temple-ruins", "hamlet"]]}
-    on_ruin = draw("A", {(1, 5): V, (2, 5): V, (2, 6): V}, coins=1)  # X./XX (a coin) over the ruin at (1, 5)
+    on_ruin = draw(
+        "A", {(1, 5): V, (2, 5): V, (2, 6): V}, coins=1
+    )  # X./XX (a coin) over the ruin at (1, 5)
     off_ruin = draw("A", {(3, 5): V, (4, 5): V, (4, 6): V}, coins=1)
     assert validate(on_ruin, log=log).status == "legal"
     v = validate(off_ruin, log=log)
@@ -150,11 +172,19 @@ def test_ruins_fallback_only_when_no_shape_covers_an_unfilled_ruin() -> None:
 
 def test_fallback_only_when_no_shape_fits() -> None:
     log = {"players": 2, "seasons": [["hamlet"]]}
-    assert validate(draw("A", {(6, 6): V}), log=log).status == "illegal"  # the hamlet shapes fit: no 1×1
+    assert (
+        validate(draw("A", {(6, 6): V}), log=log).status == "illegal"
+    )  # the hamlet shapes fit: no 1×1
 
 
 def test_solo_ambush_goes_to_its_corner_multiplayer_anywhere() -> None:
-    corner = {(0, 0): MO, (0, 1): MO, (1, 0): MO, (2, 0): MO, (2, 1): MO}  # Gnoll Raid at the top-left
+    corner = {
+        (0, 0): MO,
+        (0, 1): MO,
+        (1, 0): MO,
+        (2, 0): MO,
+        (2, 1): MO,
+    }  # Gnoll Raid at the top-left
     elsewhere = {(r + 5, c + 7): MO for r, c in corner}
     plus = {(6, 1): V, (7, 1): V, (7, 2): V}  # the hamlet
     solo = {"players": 1, "seasons": [["gnoll-raid", "hamlet"]]}
@@ -163,32 +193,53 @@ def test_solo_ambush_goes_to_its_corner_multiplayer_anywhere() -> None:
     assert validate(draw("A", {**elsewhere, **plus}, coins=1), log=solo).status == "illegal"
     assert validate(draw("A", {**elsewhere, **plus}, coins=1), log=duo).status == "legal"
     # a blocked corner sends the solo monster down the left edge to the first position that fits
-    blocked = {(0, 0): V, (0, 1): V, (0, 2): V, (1, 1): V, (1, 2): V}  # XXX/.XX — the big hamlet shape
+    blocked = {
+        (0, 0): V,
+        (0, 1): V,
+        (0, 2): V,
+        (1, 1): V,
+        (1, 2): V,
+    }  # XXX/.XX — the big hamlet shape
     solo2 = {"players": 1, "seasons": [["hamlet", "gnoll-raid"]]}
-    assert validate(draw("A", {**blocked, **{(r + 2, c): MO for r, c in corner}}), log=solo2).status == "legal"
-    assert validate(draw("A", {**blocked, **{(r + 3, c): MO for r, c in corner}}), log=solo2).status == "illegal"
+    assert (
+        validate(draw("A", {**blocked, **{(r + 2, c): MO for r, c in corner}}), log=solo2).status
+        == "legal"
+    )
+    assert (
+        validate(draw("A", {**blocked, **{(r + 3, c): MO for r, c in corner}}), log=solo2).status
+        == "illegal"
+    )
     # the monster came first: the corner was free, so the hamlet could not have blocked it
     solo3 = {"players": 1, "seasons": [["gnoll-raid", "hamlet"]]}
-    assert validate(draw("A", {**blocked, **{(r + 2, c): MO for r, c in corner}}), log=solo3).status == "illegal"
+    assert (
+        validate(draw("A", {**blocked, **{(r + 2, c): MO for r, c in corner}}), log=solo3).status
+        == "illegal"
+    )
 
 
 # ---- the card log --------------------------------------------------------------------------------
-@pytest.mark.parametrize("log,field", [
-    ([], "log"),
-    ({"seasons": []}, "log.players"),
-    ({"players": 9, "seasons": [[]]}, "log.players"),
-    ({"players": 2}, "log.seasons"),
-    ({"players": 2, "seasons": "spring"}, "log.seasons"),
-    ({"players": 2, "seasons": [["dragon"]]}, "log.seasons[0][0]"),
-    ({"players": 2, "seasons": [{"season": "winter", "cards": []}]}, "log.seasons[0].season"),
-    ({"players": 2, "seasons": [{"cards": ["hamlet", "hamlet"]}]}, "log.seasons[0].cards[1]"),
-    ({"players": 2, "seasons": [["hamlet", 3]]}, "log.seasons[0][1]"),
-    ({"players": 2, "seasons": [["hamlet"], ["farmland"]]}, "log.seasons[0]"),
-    ({"players": 2, "seasons": [["goblin-attack", "gnoll-raid"]]}, "log.seasons[0][1]"),
-    ({"players": 2, "side": "C", "seasons": [[]]}, "log.side"),
-    ({"players": 2, "side": [], "seasons": [[]]}, "log.side"),  # found by the fuzzer: was a TypeError
-    ({"players": 2, "side": {"A": 1}, "seasons": [[]]}, "log.side"),
-])
+@pytest.mark.parametrize(
+    "log,field",
+    [
+        ([], "log"),
+        ({"seasons": []}, "log.players"),
+        ({"players": 9, "seasons": [[]]}, "log.players"),
+        ({"players": 2}, "log.seasons"),
+        ({"players": 2, "seasons": "spring"}, "log.seasons"),
+        ({"players": 2, "seasons": [["dragon"]]}, "log.seasons[0][0]"),
+        ({"players": 2, "seasons": [{"season": "winter", "cards": []}]}, "log.seasons[0].season"),
+        ({"players": 2, "seasons": [{"cards": ["hamlet", "hamlet"]}]}, "log.seasons[0].cards[1]"),
+        ({"players": 2, "seasons": [["hamlet", 3]]}, "log.seasons[0][1]"),
+        ({"players": 2, "seasons": [["hamlet"], ["farmland"]]}, "log.seasons[0]"),
+        ({"players": 2, "seasons": [["goblin-attack", "gnoll-raid"]]}, "log.seasons[0][1]"),
+        ({"players": 2, "side": "C", "seasons": [[]]}, "log.side"),
+        (
+            {"players": 2, "side": [], "seasons": [[]]},
+            "log.side",
+        ),  # found by the fuzzer: was a TypeError
+        ({"players": 2, "side": {"A": 1}, "seasons": [[]]}, "log.side"),
+    ],
+)
 def test_malformed_logs_name_the_field(log, field: str) -> None:
     with pytest.raises(ValueError) as e:
         parse_log(log)
@@ -198,7 +249,13 @@ def test_malformed_logs_name_the_field(log, field: str) -> None:
 
 
 def test_season_after_its_end_is_refused() -> None:
-    cards = ["orchard", "homestead", "marshlands", "treetop-village", "hamlet"]  # time 9 ≥ 8 after four
+    cards = [
+        "orchard",
+        "homestead",
+        "marshlands",
+        "treetop-village",
+        "hamlet",
+    ]  # time 9 ≥ 8 after four
     with pytest.raises(ValueError, match=r"log.seasons\[0\]\[4\]"):
         parse_log({"players": 2, "seasons": [cards]})
 
@@ -222,7 +279,13 @@ def test_verdict_json_shape() -> None:
 def test_cli(tmp_path, capsys) -> None:
     assert main(["simulate", "--players", "2", "--seed", "8", "--out", str(tmp_path)]) == 0
     capsys.readouterr()
-    args = ["validate", str(tmp_path / "P1-winter.json"), "--log", str(tmp_path / "log.json"), "--json"]
+    args = [
+        "validate",
+        str(tmp_path / "P1-winter.json"),
+        "--log",
+        str(tmp_path / "log.json"),
+        "--json",
+    ]
     for s in ("spring", "summer", "fall"):
         args += ["--previous", str(tmp_path / f"P1-{s}.json")]
     assert main(args) == 0
@@ -264,12 +327,23 @@ def test_ruins_fallback_depends_on_the_order_of_turns() -> None:
     """After a ruins card, the 1×1 of any terrain is
     allowed only if every ruin was already filled."""
     cells = {
-        (1, 5): V, (2, 5): V, (2, 6): V,  # hamlet, coin shape, on the ruin B6
-        (2, 1): FA, (3, 1): FA,  # farmland, coin shape, on C2
-        (2, 9): W, (3, 9): W, (4, 9): W,  # great river, coin shape, on C10
-        (7, 0): F, (8, 0): F, (8, 1): F, (9, 1): F,  # forgotten forest, on I2
+        (1, 5): V,
+        (2, 5): V,
+        (2, 6): V,  # hamlet, coin shape, on the ruin B6
+        (2, 1): FA,
+        (3, 1): FA,  # farmland, coin shape, on C2
+        (2, 9): W,
+        (3, 9): W,
+        (4, 9): W,  # great river, coin shape, on C10
+        (7, 0): F,
+        (8, 0): F,
+        (8, 1): F,
+        (9, 1): F,  # forgotten forest, on I2
         (9, 5): F,  # rift lands, on J6
-        (7, 9): V, (8, 9): V, (8, 10): V, (9, 9): V,  # homestead, on I10
+        (7, 9): V,
+        (8, 9): V,
+        (8, 10): V,
+        (9, 9): V,  # homestead, on I10
         (5, 0): MO,  # the orchard's ruins fallback: a 1×1 of any terrain
     }
     sheet = draw("A", cells, coins=3)

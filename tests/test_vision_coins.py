@@ -23,7 +23,9 @@ COIN_U = np.array([GEOMETRY.coin_centre(i) for i in range(GEOMETRY.coin_count)])
 def bent(u: np.ndarray, v: np.ndarray) -> np.ndarray:
     """Sheet u, v → photo px: a tilted view of paper that
     curls away below y ≈ 6 (more with every row)."""
-    drop = 0.012 * np.clip(v - 6.0, 0, None) ** 2  # u of extra displacement, growing towards the track
+    drop = (
+        0.012 * np.clip(v - 6.0, 0, None) ** 2
+    )  # u of extra displacement, growing towards the track
     x = 80 + 41 * u + 3 * v + 25 * drop * (u - 5.5) / 5.5
     y = 60 + 2 * u + 40 * v + 40 * drop
     return np.stack([x, y], axis=-1)
@@ -40,9 +42,16 @@ def test_curl_model_follows_a_bend_the_homography_misses():
     h = homography_from_intersections(pts)
     p = np.c_[COIN_U, np.ones(len(COIN_U))] @ h.T
     homography_err = np.linalg.norm(p[:, :2] / p[:, 2:] - truth, axis=1).max() / 40
-    curl_err = np.linalg.norm(coins._curl_model(pts)(COIN_U[:, 0], COIN_U[:, 1]) - truth, axis=1).max() / 40
-    assert homography_err > 0.15  # the case is a real one: the homography misses by most of a coin radius
-    assert curl_err < 0.5 * homography_err  # a straight-line extrapolation (robust to noisy found grids)
+    curl_err = (
+        np.linalg.norm(coins._curl_model(pts)(COIN_U[:, 0], COIN_U[:, 1]) - truth, axis=1).max()
+        / 40
+    )
+    assert (
+        homography_err > 0.15
+    )  # the case is a real one: the homography misses by most of a coin radius
+    assert (
+        curl_err < 0.5 * homography_err
+    )  # a straight-line extrapolation (robust to noisy found grids)
     assert curl_err < 0.1  # …and refine_track snaps the rest
 
 
@@ -90,7 +99,9 @@ def test_coin_features_see_where_the_marks_stop(marked_sheet):
     assert np.isfinite(f).all()
     assert f[0, names.index("split_k")] == 5
     diff = f[:, names.index("diff_last_coins")]
-    assert diff[:5].min() > 2 * diff[5:].max()  # marked coins differ from the unmarked end of the track
+    assert (
+        diff[:5].min() > 2 * diff[5:].max()
+    )  # marked coins differ from the unmarked end of the track
 
 
 def test_coin_features_of_a_blank_track_stay_small():
@@ -106,7 +117,9 @@ def test_the_coin_track_tells_a_half_turn_of_side_a(seed: int) -> None:
     from vision.load import load_photo
     from vision.reader import read_photo
 
-    photo = make_photo(seed, side="A", megapixels=2.0, condition={"glare": 0.0, "second_sheet": False})
+    photo = make_photo(
+        seed, side="A", megapixels=2.0, condition={"glare": 0.0, "second_sheet": False}
+    )
     loaded = load_photo(photo.jpeg)
     pts = np.asarray(photo.truth["intersections"], float) / loaded.scale
     upright = GridFit(pts, homography_from_intersections(pts), 0.0, 0.0)
@@ -130,9 +143,13 @@ def test_coin_features_extend_the_appearance_features(marked_sheet):
     assert f2.shape == (GEOMETRY.coin_count, len(coins.COIN_FEATURE_NAMES))
     n_mountain = len(coins.MOUNTAIN_FEATURE_NAMES)
     assert np.isfinite(f2[:, :-n_mountain]).all()
-    assert np.isnan(f2[:, -n_mountain:]).all()  # a strip alone has no mountain coins: missing, not made up
+    assert np.isnan(
+        f2[:, -n_mountain:]
+    ).all()  # a strip alone has no mountain coins: missing, not made up
     # the first columns are the appearance features, unchanged
-    np.testing.assert_array_equal(f2[:, :len(coins.APPEARANCE_FEATURE_NAMES)], features(image, pts))
+    np.testing.assert_array_equal(
+        f2[:, : len(coins.APPEARANCE_FEATURE_NAMES)], features(image, pts)
+    )
 
 
 def test_style_free_evidence_tells_marked_coins_from_the_print(marked_sheet):
@@ -140,10 +157,14 @@ def test_style_free_evidence_tells_marked_coins_from_the_print(marked_sheet):
     _, f = all_features(*marked_sheet)  # first 5 coins marked
     ring = f[:, names.index("ring_match")]
     lines = f[:, names.index("extra_lines-unmarked_z")]
-    assert ring[:5].max() < ring[5:].min() - 0.2  # marks cover or cross the printed rim and inner ring
+    assert (
+        ring[:5].max() < ring[5:].min() - 0.2
+    )  # marks cover or cross the printed rim and inner ring
     assert lines[:5].min() > 3 * max(1.0, np.abs(lines[5:]).max())
     _, blank = all_features(*flat_sheet("B", 0, 4))
-    assert np.abs(blank[:, names.index("extra_lines-unmarked_z")]).max() < 3  # a blank track looks like the print
+    assert (
+        np.abs(blank[:, names.index("extra_lines-unmarked_z")]).max() < 3
+    )  # a blank track looks like the print
 
 
 def test_style_free_evidence_ignores_a_veil_of_glare_and_says_how_much_is_left(marked_sheet):
@@ -172,17 +193,26 @@ def test_a_washed_out_stretch_does_not_vote_on_the_count():
     end[4:6] = 0.02  # the last two marks washed out: 4, 5 and 6 all fit what can be seen
     w = np.ones(14)
     w[4:6] = 0.0
-    assert coins.count_from_probabilities(end, temperature=1.0).confidence > 0.9  # confidently wrong without the weights
-    assert coins.count_from_probabilities(end, w, temperature=1.0).confidence < 0.5  # flagged with them
-    np.testing.assert_allclose(coins.count_from_probabilities(p, np.ones(14)).confidence,
-                               coins.count_from_probabilities(p).confidence)
+    assert (
+        coins.count_from_probabilities(end, temperature=1.0).confidence > 0.9
+    )  # confidently wrong without the weights
+    assert (
+        coins.count_from_probabilities(end, w, temperature=1.0).confidence < 0.5
+    )  # flagged with them
+    np.testing.assert_allclose(
+        coins.count_from_probabilities(p, np.ones(14)).confidence,
+        coins.count_from_probabilities(p).confidence,
+    )
 
 
 def test_tempered_count_keeps_the_count_and_doubts_more():
     rng = np.random.default_rng(3)
     for _ in range(50):
         p = np.clip(np.r_[rng.uniform(0.3, 1, 7), rng.uniform(0, 0.7, 7)], 0, 1)
-        full, tempered = coins.count_from_probabilities(p, temperature=1.0), coins.count_from_probabilities(p)
+        full, tempered = (
+            coins.count_from_probabilities(p, temperature=1.0),
+            coins.count_from_probabilities(p),
+        )
         assert tempered.count == full.count
         assert tempered.confidence <= full.confidence + 1e-12
     one_doubt = np.array([0.95] * 5 + [0.15] + [0.03] * 8)  # coin 5 a little unsure
@@ -194,7 +224,9 @@ def test_relit_strip_changes_the_light_not_the_track(marked_sheet):
     image, pts = marked_sheet
     strip = coins.coin_strip(image, GridFit(pts, homography_from_intersections(pts), 0.0, 0.0))
     relit = [coins.relight_strip(strip, np.random.default_rng(s)) for s in range(12)]
-    np.testing.assert_array_equal(relit[0], coins.relight_strip(strip, np.random.default_rng(0)))  # same seed, same copy
+    np.testing.assert_array_equal(
+        relit[0], coins.relight_strip(strip, np.random.default_rng(0))
+    )  # same seed, same copy
     assert all(r.shape == strip.shape and r.dtype == np.uint8 for r in relit)
     # the light changes along the track (a slope, a shadow edge or a glare band), not only overall
     w = strip.shape[1] // 4
@@ -235,10 +267,18 @@ def test_a_full_track_is_judged_against_the_printed_mountain_coins():
     cells' printed coins are unmarked on every sheet."""
     empty = mountain_columns(*flat_sheet("A", 0, 7), "A")
     full = mountain_columns(*flat_sheet("A", 14, 7), "A")
-    assert np.abs(empty["darkness-mountain_z"]).max() < 3  # blank coins look like the mountain coins
-    assert np.median(full["darkness-mountain_z"]) > empty["darkness-mountain_z"].max() + 1  # marked ones are darker…
-    assert full["darkness-mountain_z-last3"][0] > empty["darkness-mountain_z-last3"][0] + 2  # …the track's end too
-    assert empty["mountain_match"][0] > 0.4 and empty["mountain_radius_px"][0] == pytest.approx(0.1 * PX_PER_U, rel=0.05)
+    assert (
+        np.abs(empty["darkness-mountain_z"]).max() < 3
+    )  # blank coins look like the mountain coins
+    assert (
+        np.median(full["darkness-mountain_z"]) > empty["darkness-mountain_z"].max() + 1
+    )  # marked ones are darker…
+    assert (
+        full["darkness-mountain_z-last3"][0] > empty["darkness-mountain_z-last3"][0] + 2
+    )  # …the track's end too
+    assert empty["mountain_match"][0] > 0.4 and empty["mountain_radius_px"][0] == pytest.approx(
+        0.1 * PX_PER_U, rel=0.05
+    )
 
 
 def test_mountain_coins_shaded_over_change_the_reference():
@@ -246,41 +286,64 @@ def test_mountain_coins_shaded_over_change_the_reference():
     the photo: shade them and a blank track looks light."""
     image, pts = flat_sheet("B", 0, 5)
     over = np.zeros(image.shape[:2], np.uint8)
-    for r, c in SIDES["B"].mountains:  # graphite over each printed mountain coin: darker, its print still showing
-        cx, cy = pts[r, c] + (pts[r, c + 1] - pts[r, c]) * 0.8 + (pts[r + 1, c] - pts[r, c]) * 0.2  # flat render
+    for r, c in SIDES[
+        "B"
+    ].mountains:  # graphite over each printed mountain coin: darker, its print still showing
+        cx, cy = (
+            pts[r, c] + (pts[r, c + 1] - pts[r, c]) * 0.8 + (pts[r + 1, c] - pts[r, c]) * 0.2
+        )  # flat render
         cv2.circle(over, (int(round(cx)), int(round(cy))), int(0.12 * PX_PER_U), 1, -1)
     shaded = np.where(over[..., None] > 0, image * 0.75, image).astype(np.uint8)
     plain, dark = mountain_columns(image, pts, "B"), mountain_columns(shaded, pts, "B")
     assert np.abs(plain["darkness-mountain_z"]).max() < 3
-    assert dark["darkness-mountain_z"].max() < -5  # every blank coin is now far lighter than the reference
+    assert (
+        dark["darkness-mountain_z"].max() < -5
+    )  # every blank coin is now far lighter than the reference
     assert dark["darkness-mountain"].max() < plain["darkness-mountain"].min() - 0.1
 
 
 def test_a_read_of_no_coins_on_a_well_played_sheet_is_doubted():
     empty = coins.count_from_probabilities(np.array([0.005] * 14))
-    assert empty.count == 0 and empty.confidence > 0.9  # a full track whose marks the model cannot see reads like this
+    assert (
+        empty.count == 0 and empty.confidence > 0.9
+    )  # a full track whose marks the model cannot see reads like this
     late = coins.doubt_empty_track(empty, coins.FULL_TRACK_MIN_DRAWN)
-    assert late.count == 0 and late.confidence < 0.8  # late in a game: the warning asks the player to look
-    assert coins.doubt_empty_track(empty, coins.FULL_TRACK_MIN_DRAWN - 1) == empty  # early in a game: 0 is likely
+    assert (
+        late.count == 0 and late.confidence < 0.8
+    )  # late in a game: the warning asks the player to look
+    assert (
+        coins.doubt_empty_track(empty, coins.FULL_TRACK_MIN_DRAWN - 1) == empty
+    )  # early in a game: 0 is likely
     some = coins.count_from_probabilities(np.array([0.99] * 3 + [0.01] * 11))
-    assert coins.doubt_empty_track(some, 100) == some  # a track with marks read has an unmarked end to compare with
+    assert (
+        coins.doubt_empty_track(some, 100) == some
+    )  # a track with marks read has an unmarked end to compare with
 
 
 def test_a_blank_sheet_holds_no_coins():
-    phantom = np.array([0.97, 0.87, 0.31] + [0.05] * 11)  # a blank sheet whose print looks marked (dev 50700188)
+    phantom = np.array(
+        [0.97, 0.87, 0.31] + [0.05] * 11
+    )  # a blank sheet whose print looks marked (dev 50700188)
     assert coins.count_from_probabilities(phantom).count == 2
     blank = coins.count_from_probabilities(phantom, most=coins.most_coins(0))
     assert blank.count == 0 and blank.confidence == 1.0  # nothing drawn: nothing earned
     assert coins.count_from_probabilities(phantom, most=1).count == 1
-    for p in (phantom, np.array([0.99] * 9 + [0.01] * 5)):  # a sheet with a drawn cell: the count stays
-        assert coins.count_from_probabilities(p, most=coins.most_coins(1)) == coins.count_from_probabilities(p)
+    for p in (
+        phantom,
+        np.array([0.99] * 9 + [0.01] * 5),
+    ):  # a sheet with a drawn cell: the count stays
+        assert coins.count_from_probabilities(
+            p, most=coins.most_coins(1)
+        ) == coins.count_from_probabilities(p)
 
 
 def test_mountain_reference_of_a_low_resolution_photo_is_finite_and_says_so():
     """At 16 px per cell the mountain coin is 1.6 px across
     in radius: still measured, its size reported."""
     sheet = dataclasses.replace(Sheet.blank("A"), coins=4)
-    drawn = draw_sheet(sheet, "graphite-symbols", np.random.default_rng(2), px_per_u=16, extras=False)
+    drawn = draw_sheet(
+        sheet, "graphite-symbols", np.random.default_rng(2), px_per_u=16, extras=False
+    )
     j, i = np.meshgrid(np.arange(12.0), np.arange(12.0))
     x, y = drawn.rendered.to_px(j.ravel(), i.ravel())
     pts = np.stack([x, y], axis=-1).reshape(12, 12, 2).astype(np.float64)

@@ -48,16 +48,22 @@ def vertical(img, x0, y0):
 def shape_part(feats: np.ndarray, cell: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
     row = feats[cell[0] * GRID + cell[1]]
     hog_at = CELL_FEATURE_NAMES.index("hog0_0")
-    hog = row[hog_at:hog_at + HOG_REGIONS * HOG_REGIONS * HOG_BINS].reshape(-1, HOG_BINS).sum(axis=0)
+    hog = (
+        row[hog_at : hog_at + HOG_REGIONS * HOG_REGIONS * HOG_BINS]
+        .reshape(-1, HOG_BINS)
+        .sum(axis=0)
+    )
     n = THUMBS[-1]  # the finer thumbnail
     thumb_at = CELL_FEATURE_NAMES.index(f"thumb{n}_0")
-    return hog, row[thumb_at:thumb_at + n * n].reshape(n, n)
+    return hog, row[thumb_at : thumb_at + n * n].reshape(n, n)
 
 
 def test_the_written_out_reference_lab_is_the_reference_paper_in_lab() -> None:
     """REFERENCE_LAB is a constant (so importing costs no
     OpenCV table set-up); it must stay the paper's Lab."""
-    np.testing.assert_allclose(REFERENCE_LAB, _lab(REFERENCE_PAPER_BGR.reshape(1, 1, 3))[0, 0], atol=0.05)
+    np.testing.assert_allclose(
+        REFERENCE_LAB, _lab(REFERENCE_PAPER_BGR.reshape(1, 1, 3))[0, 0], atol=0.05
+    )
     assert REFERENCE_LAB.dtype == np.float32
 
 
@@ -120,12 +126,16 @@ def test_paper_ring_reads_the_bare_margin_around_the_grid(side: str) -> None:
     assert len(ring.rows) == 4 * GRID  # one patch per unit along each of the four strips
     assert np.abs(ring.bgr / paper - 1).max() < 0.15  # letters, numbers and the frame drop out
     left = ring.cols < 0
-    assert left.sum() == GRID and np.allclose(ring.rows[left], np.arange(GRID))  # in cell-centre coordinates
+    assert left.sum() == GRID and np.allclose(
+        ring.rows[left], np.arange(GRID)
+    )  # in cell-centre coordinates
 
 
 def test_paper_ring_leaves_out_patches_beyond_the_photo() -> None:
     image, crossings, _ = flat_sheet()
-    right_edge = int(crossings[:, -1, 0].max()) + 4  # the photo ends just past the frame on the right
+    right_edge = (
+        int(crossings[:, -1, 0].max()) + 4
+    )  # the photo ends just past the frame on the right
     ring = paper_ring(image[:, :right_edge], crossings)
     assert len(ring.rows) == 3 * GRID and (ring.cols < GRID - 0.5).all()
 
@@ -137,18 +147,24 @@ def test_the_margin_keeps_the_paper_colour_of_a_sheet_shaded_almost_everywhere()
     s = 40
     x0, y0 = crossings[0, 0].round().astype(int)
     shade = np.array([0.35, 0.85, 1.0], np.float32)  # what a yellow pencil lets through, BGR
-    area = image[y0:y0 + GRID * s, x0:x0 + GRID * s].astype(np.float32)
+    area = image[y0 : y0 + GRID * s, x0 : x0 + GRID * s].astype(np.float32)
     blank = {(0, 0), (10, 10), (5, 9)}
     for r in range(GRID):
         for c in range(GRID):
             if (r, c) not in blank:
-                area[r * s:(r + 1) * s, c * s:(c + 1) * s] *= shade
-    image[y0:y0 + GRID * s, x0:x0 + GRID * s] = area.astype(np.uint8)
-    cells = cv2.resize(image[y0:y0 + GRID * s, x0:x0 + GRID * s], (GRID * PX, GRID * PX), interpolation=cv2.INTER_AREA)
+                area[r * s : (r + 1) * s, c * s : (c + 1) * s] *= shade
+    image[y0 : y0 + GRID * s, x0 : x0 + GRID * s] = area.astype(np.uint8)
+    cells = cv2.resize(
+        image[y0 : y0 + GRID * s, x0 : x0 + GRID * s],
+        (GRID * PX, GRID * PX),
+        interpolation=cv2.INTER_AREA,
+    )
     printed = np.zeros((GRID, GRID), bool)
     rr, cc = np.mgrid[0:GRID, 0:GRID]
     without = paper_model(cells.astype(np.float32) / 255.0, PX, printed).at(rr, cc)
-    with_ring = paper_model(cells.astype(np.float32) / 255.0, PX, printed, paper_ring(image, crossings)).at(rr, cc)
+    with_ring = paper_model(
+        cells.astype(np.float32) / 255.0, PX, printed, paper_ring(image, crossings)
+    ).at(rr, cc)
     assert np.abs(without / paper - 1).max() > 0.3  # the failure the margin is there for
     assert np.median(np.abs(with_ring / paper - 1)) < 0.08
 
@@ -158,30 +174,43 @@ def test_a_glare_spot_on_bare_paper_does_not_look_like_blue_ink() -> None:
     bluish; the surface is raised to those cells' bright pixels (``bright_lift``) and they read as
     paper again, while a real blue stroke elsewhere stays coloured."""
     img = np.full((GRID * PX, GRID * PX, 3), PAPER_BGR, np.float32)
-    yy, xx = np.mgrid[0:GRID * PX, 0:GRID * PX]
+    yy, xx = np.mgrid[0 : GRID * PX, 0 : GRID * PX]
     spot = np.exp(-(((xx - 5.5 * PX) ** 2 + (yy - 5.5 * PX) ** 2) / (2 * (1.2 * PX) ** 2)))
-    img = np.clip(img + 120 * spot[..., None], 0, 255).astype(np.uint8)  # glare, clipped like a sensor
-    cv2.line(img, (2 * PX + 5, 2 * PX + 16), (3 * PX - 5, 2 * PX + 16), (200, 90, 30), 3)  # blue ink
+    img = np.clip(img + 120 * spot[..., None], 0, 255).astype(
+        np.uint8
+    )  # glare, clipped like a sensor
+    cv2.line(
+        img, (2 * PX + 5, 2 * PX + 16), (3 * PX - 5, 2 * PX + 16), (200, 90, 30), 3
+    )  # blue ink
     feats = cell_features(img, "A", PX)[0]
     coloured = feats[:, CELL_FEATURE_NAMES.index("coloured")]
     db = feats[:, CELL_FEATURE_NAMES.index("db_mean")]
-    assert coloured[5 * GRID + 5] < 0.05 and abs(db[5 * GRID + 5]) < 3  # the glare's centre cell reads as paper
+    assert (
+        coloured[5 * GRID + 5] < 0.05 and abs(db[5 * GRID + 5]) < 3
+    )  # the glare's centre cell reads as paper
     assert coloured[2 * GRID + 2] > 0.05 and db[2 * GRID + 2] < -3  # the blue stroke is still blue
 
 
 def layout_part(feats: np.ndarray, cell: tuple[int, int], name: str) -> np.ndarray:
     """One 4 × 4 layout map (``da_at``, ``db_at`` or ``stroke_at``) of one cell."""
     at = CELL_FEATURE_NAMES.index(f"{name}0")
-    return feats[cell[0] * GRID + cell[1], at:at + LAYOUT_REGIONS ** 2].reshape(LAYOUT_REGIONS, LAYOUT_REGIONS)
+    return feats[cell[0] * GRID + cell[1], at : at + LAYOUT_REGIONS**2].reshape(
+        LAYOUT_REGIONS, LAYOUT_REGIONS
+    )
 
 
-@pytest.mark.parametrize("where, colour, name, sign", [
-    ("top", (60, 160, 40), "da_at", -1),  # green ink: low a*
-    ("bottom", (60, 160, 40), "da_at", -1),
-    ("top", (40, 200, 230), "db_at", +1),  # yellow ink: high b*
-    ("bottom", (40, 200, 230), "db_at", +1),
-])
-def test_layout_shows_which_half_of_the_cell_the_colour_is_in(where: str, colour: tuple, name: str, sign: int) -> None:
+@pytest.mark.parametrize(
+    "where, colour, name, sign",
+    [
+        ("top", (60, 160, 40), "da_at", -1),  # green ink: low a*
+        ("bottom", (60, 160, 40), "da_at", -1),
+        ("top", (40, 200, 230), "db_at", +1),  # yellow ink: high b*
+        ("bottom", (40, 200, 230), "db_at", +1),
+    ],
+)
+def test_layout_shows_which_half_of_the_cell_the_colour_is_in(
+    where: str, colour: tuple, name: str, sign: int
+) -> None:
     cell = (6, 3)
 
     def half(img, x0, y0):
@@ -202,5 +231,11 @@ def test_edge_strips_show_a_line_along_one_side_only() -> None:
         cv2.line(img, (x0 + 1, y0), (x0 + 1, y0 + PX - 1), (50, 50, 50), 2)
 
     row = cell_features(sheet_with(cell, left_line), "A", PX)[0][cell[0] * GRID + cell[1]]
-    edges = {k: row[CELL_FEATURE_NAMES.index(f"edge_{k}")] for k in ("top", "bottom", "left", "right")}
-    assert edges["left"] > 1.0 and max(edges["top"], edges["bottom"]) < 0.6 * edges["left"] and abs(edges["right"]) < 0.1
+    edges = {
+        k: row[CELL_FEATURE_NAMES.index(f"edge_{k}")] for k in ("top", "bottom", "left", "right")
+    }
+    assert (
+        edges["left"] > 1.0
+        and max(edges["top"], edges["bottom"]) < 0.6 * edges["left"]
+        and abs(edges["right"]) < 0.1
+    )

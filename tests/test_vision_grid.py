@@ -16,7 +16,9 @@ from vision.lattice import area_corners, lattice_points
 from vision.synth import render_sheet
 
 
-def warped_sheet(side: str, quarter_turns: int, seed: int, tilt: float = 60.0) -> tuple[np.ndarray, np.ndarray]:
+def warped_sheet(
+    side: str, quarter_turns: int, seed: int, tilt: float = 60.0
+) -> tuple[np.ndarray, np.ndarray]:
     """A flat render of ``side`` placed on a textured table by a random homography.
 
     Returns the photo and the true 12 × 12 crossings in photo pixels ([i, j] = line row i, column j).
@@ -31,14 +33,18 @@ def warped_sheet(side: str, quarter_turns: int, seed: int, tilt: float = 60.0) -
     scale = rng.uniform(0.55, 0.8) * H / max(h, w)
     src = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
     rot = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
-    dst = ((src - [w / 2, h / 2]) * scale) @ rot.T + [W / 2, H / 2] + rng.uniform(-tilt, tilt, (4, 2))
+    dst = (
+        ((src - [w / 2, h / 2]) * scale) @ rot.T + [W / 2, H / 2] + rng.uniform(-tilt, tilt, (4, 2))
+    )
     m = cv2.getPerspectiveTransform(src, dst.astype(np.float32))
     paper = cv2.warpPerspective(rs.image, m, (W, H))
     alpha = cv2.warpPerspective(rs.alpha, m, (W, H))
     photo = np.where(alpha[..., None] > 127, paper, table)
     jj, ii = np.meshgrid(np.arange(12.0), np.arange(12.0))
     px, py = rs.to_px(jj, ii)
-    truth = cv2.perspectiveTransform(np.stack([px, py], -1).reshape(1, -1, 2), m)[0].reshape(12, 12, 2)
+    truth = cv2.perspectiveTransform(np.stack([px, py], -1).reshape(1, -1, 2), m)[0].reshape(
+        12, 12, 2
+    )
     return photo, truth
 
 
@@ -46,10 +52,14 @@ def warped_sheet(side: str, quarter_turns: int, seed: int, tilt: float = 60.0) -
 FRAME_OUTLINE_PASSES = search.GRID_PASSES[:2]
 
 
-def read_orientation(photo: np.ndarray, fit: grid.GridFit, side: str | None = None) -> orient.Orientation:
+def read_orientation(
+    photo: np.ndarray, fit: grid.GridFit, side: str | None = None
+) -> orient.Orientation:
     """Side and quarter turns as the reader decides them."""
     cells = grid.sample_cells(photo, fit)
-    evidence = [orient.coin_track_periodicity(grid.line_image(photo), fit.rotated(k)) for k in range(4)]
+    evidence = [
+        orient.coin_track_periodicity(grid.line_image(photo), fit.rotated(k)) for k in range(4)
+    ]
     decided, _ = orient.decide_orientation(orient.mountain_darkness(cells, grid.PX), side, evidence)
     return decided
 
@@ -73,7 +83,9 @@ def test_grid_found_oriented_and_within_a_tenth_of_a_cell(side: str, quarter_tur
 def test_no_grid_in_a_photo_without_a_sheet(seed: int) -> None:
     rng = np.random.default_rng(seed)
     photo = cv2.GaussianBlur(rng.integers(0, 255, (900, 1200, 3), dtype=np.uint8), (0, 0), 3)
-    cv2.rectangle(photo, (200, 200), (700, 600), (30, 30, 30), 6)  # a dark quadrilateral that is no lattice
+    cv2.rectangle(
+        photo, (200, 200), (700, 600), (30, 30, 30), 6
+    )  # a dark quadrilateral that is no lattice
     assert grid.fit_grid(photo) is None
 
 
@@ -109,7 +121,9 @@ def test_curl_surface_ignores_snaps_on_drawn_strokes() -> None:
     search window; the smooth field must still follow the true curl on the cell area."""
     jj, ii = np.meshgrid(np.arange(12.0), np.arange(12.0))
     x, y = (jj - 5.5) / 5.5, (ii - 5.5) / 5.5
-    truth = np.stack([0.08 * x + 0.15 * x * x * y - 0.05, 0.1 * y * y + 0.06 * x * y], axis=2)  # curl, in u
+    truth = np.stack(
+        [0.08 * x + 0.15 * x * x * y - 0.05, 0.1 * y * y + 0.06 * x * y], axis=2
+    )  # curl, in u
     worst = []
     for seed in range(10):
         rng = np.random.default_rng(seed)
@@ -123,8 +137,9 @@ def test_curl_surface_ignores_snaps_on_drawn_strokes() -> None:
 
 
 def _candidate(corners: np.ndarray, score: float, separation: float) -> candidates.Candidate:
-    return candidates.Candidate(np.eye(3), np.zeros((12, 12, 2)), score, separation,
-                                corners.astype(np.float64))
+    return candidates.Candidate(
+        np.eye(3), np.zeros((12, 12, 2)), score, separation, corners.astype(np.float64)
+    )
 
 
 def test_placement_of_one_sheet_is_chosen_by_quality_not_area() -> None:
@@ -158,8 +173,10 @@ def test_mountains_found_under_a_shadow(side: str) -> None:
     px = 16
     cells = np.full((11 * px, 11 * px, 3), (160, 185, 205), np.uint8)  # parchment, BGR
     for r, c in SIDES[side].mountains:
-        cells[r * px:(r + 1) * px, c * px:(c + 1) * px] = (25, 35, 75)
-    cells[:, 6 * px:] = (cells[:, 6 * px:] * 0.45).astype(np.uint8)  # a shadow over the right part
+        cells[r * px : (r + 1) * px, c * px : (c + 1) * px] = (25, 35, 75)
+    cells[:, 6 * px :] = (cells[:, 6 * px :] * 0.45).astype(
+        np.uint8
+    )  # a shadow over the right part
     dark = orient.mountain_darkness(cells, px)
     assert orient.best_separation(dark) > 0.5
     assert orient.shift_margin(dark, side) > 0
@@ -170,7 +187,7 @@ def test_outer_ring_follows_the_frame_not_the_extrapolated_surface() -> None:
     ring must come from the frame snaps (a few of them hidden by a finger), not the extrapolation."""
     jj, ii = np.meshgrid(np.arange(12.0), np.arange(12.0))
     x, y = (jj - 5.5) / 5.5, (ii - 5.5) / 5.5
-    truth = np.stack([0.2 * x ** 7, 0.15 * y ** 8 + 0.05 * x], axis=2)  # in u; large only at the edges
+    truth = np.stack([0.2 * x**7, 0.15 * y**8 + 0.05 * x], axis=2)  # in u; large only at the edges
     rng = np.random.default_rng(3)
     snaps = truth + rng.normal(0, 0.005, truth.shape)
     strength = np.full(truth.shape, 30.0)
@@ -221,7 +238,13 @@ def test_fallback_finds_a_grid_whose_frame_outline_is_broken(seed: int) -> None:
     fit = grid.fit_grid(photo)
     assert fit is not None
     cell_px = np.median(np.linalg.norm(np.diff(truth, axis=1), axis=2))
-    error_u = min(np.linalg.norm(np.rot90(fit.intersections, k, axes=(0, 1)) - truth, axis=2).max() for k in range(4)) / cell_px
+    error_u = (
+        min(
+            np.linalg.norm(np.rot90(fit.intersections, k, axes=(0, 1)) - truth, axis=2).max()
+            for k in range(4)
+        )
+        / cell_px
+    )
     assert error_u < 0.1
 
 
@@ -232,19 +255,37 @@ def test_thin_line_check_sees_the_lattice_under_thick_marker_symbols() -> None:
     photo, truth = warped_sheet("A", 0, seed=7, tilt=30.0)
     hom = grid.homography_from_intersections(truth)
     ii, jj = np.mgrid[0:11, 0:11] + 0.5
-    centres = cv2.perspectiveTransform(np.stack([jj, ii], -1).reshape(1, -1, 2).astype(np.float64), hom)[0]
+    centres = cv2.perspectiveTransform(
+        np.stack([jj, ii], -1).reshape(1, -1, 2).astype(np.float64), hom
+    )[0]
     cell = np.linalg.norm(truth[0, 1] - truth[0, 0])
     marked = photo.copy()
     for c in centres:  # a thick ring and a cross in every cell, like the marker-symbols style
-        cv2.circle(marked, tuple(int(v) for v in c), int(0.28 * cell), (30, 30, 40), max(2, int(0.12 * cell)))
-        cv2.line(marked, tuple(int(v) for v in c - 0.3 * cell), tuple(int(v) for v in c + 0.3 * cell),
-                 (30, 30, 40), max(2, int(0.12 * cell)))
-    half = cv2.perspectiveTransform((grid.ideal_intersections() + 0.5).reshape(1, -1, 2), hom)[0].reshape(12, 12, 2)
+        cv2.circle(
+            marked,
+            tuple(int(v) for v in c),
+            int(0.28 * cell),
+            (30, 30, 40),
+            max(2, int(0.12 * cell)),
+        )
+        cv2.line(
+            marked,
+            tuple(int(v) for v in c - 0.3 * cell),
+            tuple(int(v) for v in c + 0.3 * cell),
+            (30, 30, 40),
+            max(2, int(0.12 * cell)),
+        )
+    half = cv2.perspectiveTransform((grid.ideal_intersections() + 0.5).reshape(1, -1, 2), hom)[
+        0
+    ].reshape(12, 12, 2)
     assert profiles.thin_line_score(marked, truth) >= SHIPPED.accept.min_line_contrast
     assert profiles.thin_line_score(marked, half) < SHIPPED.accept.weak_line_contrast
     zero = np.zeros((12, 12, 2))
-    found = rescue.rescued(marked, [FailedLattice(hom, truth, zero, False),
-                                    FailedLattice(hom, half, zero, False)], SHIPPED)
+    found = rescue.rescued(
+        marked,
+        [FailedLattice(hom, truth, zero, False), FailedLattice(hom, half, zero, False)],
+        SHIPPED,
+    )
     assert found is not None and found.score >= SHIPPED.accept.min_line_contrast
     # half a cell off: refined again on thin lines it lands on the printed lattice, or nothing passes
     half_hom = grid.homography_from_intersections(half)
@@ -260,19 +301,34 @@ def marker_sheet(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     photo, truth = warped_sheet("A", 0, seed=seed, tilt=30.0)
     hom = grid.homography_from_intersections(truth)
     ii, jj = np.mgrid[0:11, 0:11] + 0.5
-    centres = cv2.perspectiveTransform(np.stack([jj, ii], -1).reshape(1, -1, 2).astype(np.float64), hom)[0]
+    centres = cv2.perspectiveTransform(
+        np.stack([jj, ii], -1).reshape(1, -1, 2).astype(np.float64), hom
+    )[0]
     cell = np.linalg.norm(truth[0, 1] - truth[0, 0])
     for c in centres:
-        cv2.circle(photo, tuple(int(v) for v in c), int(0.28 * cell), (30, 30, 40), max(2, int(0.12 * cell)))
-        cv2.line(photo, tuple(int(v) for v in c - 0.3 * cell), tuple(int(v) for v in c + 0.3 * cell),
-                 (30, 30, 40), max(2, int(0.12 * cell)))
+        cv2.circle(
+            photo,
+            tuple(int(v) for v in c),
+            int(0.28 * cell),
+            (30, 30, 40),
+            max(2, int(0.12 * cell)),
+        )
+        cv2.line(
+            photo,
+            tuple(int(v) for v in c - 0.3 * cell),
+            tuple(int(v) for v in c + 0.3 * cell),
+            (30, 30, 40),
+            max(2, int(0.12 * cell)),
+        )
     return photo, truth, hom
 
 
 def _moved(hom: np.ndarray, by_u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The homography and crossings of a placement ``by_u`` (u, x and y) off the true one."""
     moved = hom @ np.array([[1, 0, by_u[0]], [0, 1, by_u[1]], [0, 0, 1.0]])
-    pts = cv2.perspectiveTransform(grid.ideal_intersections().reshape(1, -1, 2), moved)[0].reshape(12, 12, 2)
+    pts = cv2.perspectiveTransform(grid.ideal_intersections().reshape(1, -1, 2), moved)[0].reshape(
+        12, 12, 2
+    )
     return moved, pts
 
 
@@ -340,7 +396,9 @@ def test_a_stretched_corner_is_reanchored_on_the_crossings_in_no_doubt() -> None
     src = np.array([[0, 0], [11, 0], [11, 11], [0, 11]], np.float32)
     off = src.copy()
     off[3] += (-0.7, 0.6)  # the BL corner a cell out along the diagonal
-    dst = cv2.perspectiveTransform(off.reshape(1, -1, 2).astype(np.float64), true_hom)[0].astype(np.float32)
+    dst = cv2.perspectiveTransform(off.reshape(1, -1, 2).astype(np.float64), true_hom)[0].astype(
+        np.float32
+    )
     wrong = cv2.getPerspectiveTransform(src, dst)
     cell_px = np.median(np.linalg.norm(np.diff(truth, axis=1), axis=2))
     no_reanchoring = GridTuning(finish=FinishTuning(sure_u=()))
@@ -366,13 +424,26 @@ def test_segment_source_finds_the_frame_from_its_straight_sides(seed: int) -> No
     cell_px = np.median(np.linalg.norm(np.diff(truth, axis=1), axis=2))
     quads = segments.segment_quads(cv2.cvtColor(photo, cv2.COLOR_BGR2GRAY), SearchTuning()).usual
     corners = np.array([truth[0, 0], truth[0, -1], truth[-1, -1], truth[-1, 0]])
-    assert min(np.abs(np.roll(q, k, axis=0) - corners).max() for q in quads for k in range(4)) < 0.5 * cell_px
+    assert (
+        min(np.abs(np.roll(q, k, axis=0) - corners).max() for q in quads for k in range(4))
+        < 0.5 * cell_px
+    )
     segments_only = search.FallbackOutlines(outlines=False)
-    passes = (*FRAME_OUTLINE_PASSES, search.Search("segments", segments_only),
-              search.Search("segments, larger", segments_only, retry=True), search.ThinLineRescue())
+    passes = (
+        *FRAME_OUTLINE_PASSES,
+        search.Search("segments", segments_only),
+        search.Search("segments, larger", segments_only, retry=True),
+        search.ThinLineRescue(),
+    )
     fit = grid.fit_grid(photo, passes=passes)
     assert fit is not None
-    error_u = min(np.linalg.norm(np.rot90(fit.intersections, k, axes=(0, 1)) - truth, axis=2).max() for k in range(4)) / cell_px
+    error_u = (
+        min(
+            np.linalg.norm(np.rot90(fit.intersections, k, axes=(0, 1)) - truth, axis=2).max()
+            for k in range(4)
+        )
+        / cell_px
+    )
     assert error_u < 0.1
 
 
@@ -416,16 +487,33 @@ def test_washed_out_mountains_are_recognised_by_their_glyph(side: str, quarter_t
 #: stretches the lattice an extra line over one side (the side pull); marker strokes or a stain hold the snaps
 #: of one part up to half a cell off and the smooth field follows them (the thin-line refit)
 LATTICES_OFF_OVER_ONE_SIDE = [
-    (lambda photo, dark, now: finish.side_pulled(photo, dark, now, SHIPPED.finish), "A", 0, 3,
-     np.clip(1 - (11 - np.arange(12)) / 5, 0, None), 9),  # +1 u at the last column
-    (lambda photo, dark, now: finish.thin_refit(photo, dark, now, SHIPPED), "B", 2, 5,
-     0.45 * np.clip((np.arange(12) - 5) / 6, 0, None), 7),  # 0 to 0.45 u, right half
+    (
+        lambda photo, dark, now: finish.side_pulled(photo, dark, now, SHIPPED.finish),
+        "A",
+        0,
+        3,
+        np.clip(1 - (11 - np.arange(12)) / 5, 0, None),
+        9,
+    ),  # +1 u at the last column
+    (
+        lambda photo, dark, now: finish.thin_refit(photo, dark, now, SHIPPED),
+        "B",
+        2,
+        5,
+        0.45 * np.clip((np.arange(12) - 5) / 6, 0, None),
+        7,
+    ),  # 0 to 0.45 u, right half
 ]
 
 
-@pytest.mark.parametrize("correction, side, turns, seed, shift_u, doubted_from", LATTICES_OFF_OVER_ONE_SIDE,
-                         ids=["side-pull", "thin-refit"])
-def test_a_lattice_off_over_one_side_is_corrected(correction, side, turns, seed, shift_u, doubted_from) -> None:
+@pytest.mark.parametrize(
+    "correction, side, turns, seed, shift_u, doubted_from",
+    LATTICES_OFF_OVER_ONE_SIDE,
+    ids=["side-pull", "thin-refit"],
+)
+def test_a_lattice_off_over_one_side_is_corrected(
+    correction, side, turns, seed, shift_u, doubted_from
+) -> None:
     """A lattice off over one side, its crossings there in doubt: the correction fits the thin printed
     lines clearly better and puts every crossing within 0.1 u; the right lattice is left as it is."""
     photo, truth = warped_sheet(side, turns, seed=seed, tilt=30.0)
@@ -439,7 +527,9 @@ def test_a_lattice_off_over_one_side_is_corrected(correction, side, turns, seed,
     assert correction(photo, dark, Crossings(truth, zero, doubt)) is None
 
 
-def test_a_side_pull_the_thin_lines_favour_less_is_kept_when_the_lattice_score_confirms_it() -> None:
+def test_a_side_pull_the_thin_lines_favour_less_is_kept_when_the_lattice_score_confirms_it() -> (
+    None
+):
     """Benchmark photo 50100221 (a bowed, folded sheet tilted 36° on gingham): the found lattice
     stretched 1 u over the first five columns. Pulled back, its thin-line score gains only 1.22×
     (under ``FinishTuning.side_pull_gain``) but its lattice score 1.73× and its mountains separate better: kept.
@@ -470,7 +560,10 @@ def test_a_frame_side_outranked_by_longer_lines_is_still_tried_last() -> None:
     loaded = load_photo(photo.jpeg)
     located = locate(loaded)
     assert located.orientation.side == "B"
-    assert grid_error_u(located.upright.intersections * loaded.scale, photo.truth["intersections"]) < 0.1
+    assert (
+        grid_error_u(located.upright.intersections * loaded.scale, photo.truth["intersections"])
+        < 0.1
+    )
 
 
 def columns_moved(truth: np.ndarray, shift_u: np.ndarray) -> np.ndarray:
@@ -500,13 +593,16 @@ def test_rescue_refines_only_the_most_promising_failed_candidates(monkeypatch) -
         for tx in (0.5, 2.5, 4.5):
             for ty in (-1.5, 1.5, 3.5):
                 wrong = hom @ np.array([[scale, 0, tx], [0, scale, ty], [0, 0, 1.0]])
-                pts = cv2.perspectiveTransform(grid.ideal_intersections().reshape(1, -1, 2), wrong)[0]
+                pts = cv2.perspectiveTransform(grid.ideal_intersections().reshape(1, -1, 2), wrong)[
+                    0
+                ]
                 rejected.append(FailedLattice(wrong, pts.reshape(12, 12, 2), zero, False))
     rejected.insert(17, FailedLattice(off_hom, off_pts, zero, False))
     refined = []
     refine = rescue.refine_coarse_to_fine
-    monkeypatch.setattr(rescue, "refine_coarse_to_fine",
-                        lambda *a, **k: refined.append(1) or refine(*a, **k))
+    monkeypatch.setattr(
+        rescue, "refine_coarse_to_fine", lambda *a, **k: refined.append(1) or refine(*a, **k)
+    )
     found = rescue.rescued(photo, rejected, SHIPPED)
     assert 0 < len(refined) <= 2 * SHIPPED.rescue.max_lattices < len(rejected)
     assert found is not None
@@ -521,15 +617,21 @@ def test_fallback_search_refines_at_most_its_best_few_outlines(monkeypatch) -> N
     photo, truth = warped_sheet("B", 1, seed=11)
     checked = []
     check = search.check_hypotheses
-    monkeypatch.setattr(search, "check_hypotheses",
-                        lambda *a, **k: checked.append(k.get("strict")) or check(*a, **k))
+    monkeypatch.setattr(
+        search,
+        "check_hypotheses",
+        lambda *a, **k: checked.append(k.get("strict")) or check(*a, **k),
+    )
     fallback = search.Search("fallback outlines", search.FallbackOutlines())
     found = fallback.run(photo, None, (), SHIPPED).found
     assert 0 < len(checked) <= SHIPPED.search.fallback_refined
     assert found is not None
     pts = lattice_points(found.homography, found.disp).reshape(-1, 2)
     cell = np.linalg.norm(truth[0, 1] - truth[0, 0])
-    errs = [np.linalg.norm(np.rot90(pts.reshape(12, 12, 2), k, axes=(0, 1)) - truth, axis=2).max() for k in range(4)]
+    errs = [
+        np.linalg.norm(np.rot90(pts.reshape(12, 12, 2), k, axes=(0, 1)) - truth, axis=2).max()
+        for k in range(4)
+    ]
     assert min(errs) / cell < 0.2
 
 
@@ -559,13 +661,17 @@ def test_rescue_does_not_refine_a_candidate_that_shows_no_lines(monkeypatch) -> 
     so the rescue skips the costly refinement (most of a no-sheet photo's time); on the sheet, the same
     placement 0.3 u off is still refined or re-fitted and rescued."""
     photo, truth, hom = marker_sheet(seed=7)
-    table = cv2.add(np.full_like(photo, 90), np.random.default_rng(3).integers(0, 40, photo.shape, dtype=np.uint8))
+    table = cv2.add(
+        np.full_like(photo, 90),
+        np.random.default_rng(3).integers(0, 40, photo.shape, dtype=np.uint8),
+    )
     zero = np.zeros((12, 12, 2))
     off_hom, off_pts = _moved(hom, np.array([0.3, -0.25]))
     refined = []
     refine = rescue.refine_coarse_to_fine
-    monkeypatch.setattr(rescue, "refine_coarse_to_fine",
-                        lambda *a, **k: refined.append(1) or refine(*a, **k))
+    monkeypatch.setattr(
+        rescue, "refine_coarse_to_fine", lambda *a, **k: refined.append(1) or refine(*a, **k)
+    )
     assert rescue.rescued(table, [FailedLattice(off_hom, off_pts, zero, False)], SHIPPED) is None
     assert refined == []
     off = FailedLattice(off_hom, off_pts, zero, False)
@@ -573,12 +679,23 @@ def test_rescue_does_not_refine_a_candidate_that_shows_no_lines(monkeypatch) -> 
 
 
 # ---- the user's sheet, not the one lying beside it ----------------------------------------------
-def _lattice_candidate(origin: tuple[float, float], cell: float, score: float, separation: float,
-                       shape: tuple[int, int]) -> candidates.Candidate:
+def _lattice_candidate(
+    origin: tuple[float, float],
+    cell: float,
+    score: float,
+    separation: float,
+    shape: tuple[int, int],
+) -> candidates.Candidate:
     """An upright lattice of ``cell`` px cells from ``origin`` (px), as a passing candidate in a photo of ``shape``."""
     pts = grid.ideal_intersections() * cell + np.array(origin)
-    return candidates.Candidate(np.eye(3), np.zeros((12, 12, 2)), score, separation, area_corners(pts),
-                           profiles.share_inside(pts, shape))
+    return candidates.Candidate(
+        np.eye(3),
+        np.zeros((12, 12, 2)),
+        score,
+        separation,
+        area_corners(pts),
+        profiles.share_inside(pts, shape),
+    )
 
 
 def test_a_sheet_cut_off_by_the_photo_edge_ranks_by_what_shows() -> None:
@@ -590,7 +707,9 @@ def test_a_sheet_cut_off_by_the_photo_edge_ranks_by_what_shows() -> None:
     assert cut_off.area > 1.5 * user.area and cut_off.inside < 0.3
     assert candidates.choose([cut_off, user]) is user
     whole = _lattice_candidate((850, 200), 50.0, score=2.5, separation=0.5, shape=shape)
-    assert candidates.choose([whole, user]) is whole  # whole in the photo, the larger sheet still wins
+    assert (
+        candidates.choose([whole, user]) is whole
+    )  # whole in the photo, the larger sheet still wins
 
 
 def test_a_blank_sheet_beside_it_does_not_hide_the_users_marker_filled_sheet() -> None:
@@ -603,7 +722,7 @@ def test_a_blank_sheet_beside_it_does_not_hide_the_users_marker_filled_sheet() -
     h, w = blank.image.shape[:2]
     wide = np.concatenate([photo, np.repeat(photo[:, -1:], w + 60, axis=1)], axis=1)
     y0, x0 = (wide.shape[0] - h) // 2, photo.shape[1] + 30
-    region = wide[y0:y0 + h, x0:x0 + w]
+    region = wide[y0 : y0 + h, x0 : x0 + w]
     region[:] = np.where(blank.alpha[..., None] > 127, blank.image, region)
     frame_only = search.GRID_PASSES[:1]
     assert search.find_lattice(wide, SHIPPED, frame_only) is not None  # the blank sheet passes …
@@ -616,7 +735,9 @@ def test_a_blank_sheet_beside_it_does_not_hide_the_users_marker_filled_sheet() -
 
 
 # ---- re-anchoring on a third of the sheet ------------------------------------------------------
-def test_a_lattice_slid_off_over_most_of_the_sheet_is_reanchored_on_its_few_sure_crossings() -> None:
+def test_a_lattice_slid_off_over_most_of_the_sheet_is_reanchored_on_its_few_sure_crossings() -> (
+    None
+):
     """Columns 3-11 slid progressively off (1.2 u at the last: onto a cloth's stripes beyond the frame), only
     the 36 crossings of columns 0-2 sure: too few for the usual re-anchoring (``MIN_SURE``), enough for the
     second tier, which brings every crossing within 0.1 u."""

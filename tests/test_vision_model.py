@@ -38,7 +38,10 @@ def test_model_loads_and_is_small() -> None:
         assert net.n_features_in_ == len(CELL_FEATURE_NAMES)
         assert len(net.classes_) == len(CELL_CLASSES)
     assert 0.0 < model.low_confidence_below < 1.0
-    assert model.context is not None and model.context.n_iter_ == model.meta["config"]["context_max_iter"]
+    assert (
+        model.context is not None
+        and model.context.n_iter_ == model.meta["config"]["context_max_iter"]
+    )
     assert model.coins.n_features_in_ == len(COIN_FEATURE_NAMES)
 
 
@@ -70,8 +73,12 @@ print(len(model.shape), len(model.trees), p.shape, "sklearn" in sys.modules)
 @needs_model
 def test_reading_with_the_shipped_model_never_imports_scikit_learn() -> None:
     """Importing scikit-learn costs seconds of every command; the model file needs numpy only."""
-    done = subprocess.run([sys.executable, "-c", _READ_IN_A_FRESH_PROCESS, str(MODEL_FILE), str(META_FILE)],
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", _READ_IN_A_FRESH_PROCESS, str(MODEL_FILE), str(META_FILE)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["4", "2", "(116,", "6)", "False"]
 
@@ -90,11 +97,15 @@ def _fitted(seed: int = 0, classes: int = 3, features: int = 6):
     y = (x[:, 0] > 0).astype(int) + (classes > 2) * (x[:, 1] > 0.5)
     xn = x.copy()
     xn[rng.random(xn.shape) < 0.1] = np.nan  # missing values take the side each split learnt
-    trees = HistGradientBoostingClassifier(max_iter=15, max_leaf_nodes=7, random_state=seed).fit(xn, y)
+    trees = HistGradientBoostingClassifier(max_iter=15, max_leaf_nodes=7, random_state=seed).fit(
+        xn, y
+    )
     with warnings.catch_warnings():  # 30 epochs are the plan: a small net for a quick test
         warnings.simplefilter("ignore", ConvergenceWarning)
-        net = make_pipeline(StandardScaler(), MLPClassifier(hidden_layer_sizes=(16, 8), max_iter=30,
-                                                             random_state=seed)).fit(x, y)
+        net = make_pipeline(
+            StandardScaler(),
+            MLPClassifier(hidden_layer_sizes=(16, 8), max_iter=30, random_state=seed),
+        ).fit(x, y)
     return trees, net, xn, x
 
 
@@ -111,7 +122,9 @@ def test_an_export_that_predicts_otherwise_is_refused() -> None:
     trees, _, xn, _ = _fitted()
     for predictors in trees._predictors[:3]:
         for predictor in predictors:
-            predictor.nodes["value"] = predictor.nodes["value"][::-1].copy()  # nodes read in another order
+            predictor.nodes["value"] = predictor.nodes["value"][
+                ::-1
+            ].copy()  # nodes read in another order
     with pytest.raises(ValueError, match="differs"):
         export(_LyingModel(trees), xn)
 
@@ -121,7 +134,11 @@ class _LyingModel:
     stored trees say (stands in for a changed layout)."""
 
     def __init__(self, trees):
-        self._predictors, self.classes_, self.n_iter_ = trees._predictors, trees.classes_, trees.n_iter_
+        self._predictors, self.classes_, self.n_iter_ = (
+            trees._predictors,
+            trees.classes_,
+            trees.n_iter_,
+        )
         self.n_features_in_ = trees.n_features_in_
         self._fresh = _fitted()[0]
 
@@ -138,12 +155,16 @@ def test_a_model_saves_and_loads_with_the_same_probabilities(tmp_path) -> None:
     model = ReaderModel(shape=[net, net], coins=coins, trees=[trees], meta={"config": {"seed": 3}})
     save_model(model, tmp_path / "m.npz", tmp_path / "m.json")
     loaded = load_model(tmp_path / "m.npz", tmp_path / "m.json")
-    assert all(isinstance(n, Network) for n in loaded.shape) and isinstance(loaded.coins, BoostedTrees)
+    assert all(isinstance(n, Network) for n in loaded.shape) and isinstance(
+        loaded.coins, BoostedTrees
+    )
     assert np.abs(loaded.shape[1].predict_proba(x) - net.predict_proba(x)).max() < 1e-6
     assert np.abs(loaded.trees[0].predict_proba(xn) - trees.predict_proba(xn)).max() < 1e-12
     assert np.abs(loaded.coin_probabilities(xc) - coins.predict_proba(xc)[:, 1]).max() < 1e-12
     assert loaded.context is None and loaded.meta["config"]["seed"] == 3
-    with np.load(tmp_path / "m.npz", allow_pickle=False) as npz:  # numbers and text only: no pickled objects
+    with np.load(
+        tmp_path / "m.npz", allow_pickle=False
+    ) as npz:  # numbers and text only: no pickled objects
         assert all(npz[key].dtype != object for key in npz.files)
 
 
@@ -159,14 +180,22 @@ def _saved_with(tmp_path, **changes) -> tuple:
     return tmp_path / "changed.npz", tmp_path / "m.json"
 
 
-@pytest.mark.parametrize("changes, says", [
-    ({"cell_feature_names": np.array(CELL_FEATURE_NAMES[:-1])}, "other cell features"),
-    ({"coin_feature_names": np.array(["brightness"] * len(COIN_FEATURE_NAMES))}, "other coin features"),
-    ({"format": np.array(0)}, "another version"),
-    ({"format": None}, "another version"),
-    ({"payload": np.array([object()], dtype=object)}, "not a reader model file"),
-])
-def test_a_model_file_the_reader_cannot_use_asks_for_retraining(tmp_path, changes: dict, says: str) -> None:
+@pytest.mark.parametrize(
+    "changes, says",
+    [
+        ({"cell_feature_names": np.array(CELL_FEATURE_NAMES[:-1])}, "other cell features"),
+        (
+            {"coin_feature_names": np.array(["brightness"] * len(COIN_FEATURE_NAMES))},
+            "other coin features",
+        ),
+        ({"format": np.array(0)}, "another version"),
+        ({"format": None}, "another version"),
+        ({"payload": np.array([object()], dtype=object)}, "not a reader model file"),
+    ],
+)
+def test_a_model_file_the_reader_cannot_use_asks_for_retraining(
+    tmp_path, changes: dict, says: str
+) -> None:
     model_file, meta_file = _saved_with(tmp_path, **changes)
     with pytest.raises(ModelMissingError, match=f"{says}.*cartographers train"):
         load_model(model_file, meta_file)
@@ -180,13 +209,18 @@ def test_a_file_that_is_not_a_model_asks_for_retraining(tmp_path) -> None:
         load_model(tmp_path / "absent.npz", tmp_path / "none.json")
 
 
-@pytest.mark.parametrize("unsure, base, expected", [
-    (0, 0.998, (0.998, False)),  # a familiar sheet keeps the calibrated threshold
-    (8, 0.998, (0.998, False)),  # 8 % unsure is still familiar (the rule is "more than")
-    (9, 0.998, (UNFAMILIAR_LOW_CONFIDENCE, True)),  # more than 8 %: flag more strictly
-    (9, 0.99999, (0.99999, True)),  # never looser than the calibrated threshold
-])
-def test_unfamiliar_sheets_are_flagged_more_strictly(unsure: int, base: float, expected: tuple) -> None:
+@pytest.mark.parametrize(
+    "unsure, base, expected",
+    [
+        (0, 0.998, (0.998, False)),  # a familiar sheet keeps the calibrated threshold
+        (8, 0.998, (0.998, False)),  # 8 % unsure is still familiar (the rule is "more than")
+        (9, 0.998, (UNFAMILIAR_LOW_CONFIDENCE, True)),  # more than 8 %: flag more strictly
+        (9, 0.99999, (0.99999, True)),  # never looser than the calibrated threshold
+    ],
+)
+def test_unfamiliar_sheets_are_flagged_more_strictly(
+    unsure: int, base: float, expected: tuple
+) -> None:
     from vision.classify import ReaderModel
 
     model = ReaderModel(shape=[], coins=None, meta={"low_confidence_below": base})
@@ -208,11 +242,13 @@ def test_sheet_context_compares_each_cell_with_the_sure_cells_of_its_own_sheet()
     c = sheet_context(x, p, np.ones(len(CONTEXT_FEATURES)))
     dist = lambda k: c[:, len(CELL_CLASSES) + 2 * k]  # noqa: E731
     count = lambda k: c[:, len(CELL_CLASSES) + 2 * k + 1]  # noqa: E731
-    assert dist(farm)[2] == pytest.approx(0.0) and dist(empty)[2] == pytest.approx(30.0)  # the unsure cell looks like farm
+    assert dist(farm)[2] == pytest.approx(0.0) and dist(empty)[2] == pytest.approx(
+        30.0
+    )  # the unsure cell looks like farm
     assert count(farm).tolist() == [1, 1, 2, 2, 2]  # a sure cell is compared with the others only
     assert dist(farm)[0] == pytest.approx(2.0)
     assert (dist(water) == CONTEXT_NONE).all()  # no sure water on this sheet
-    assert np.allclose(c[:, :len(CELL_CLASSES)], p)
+    assert np.allclose(c[:, : len(CELL_CLASSES)], p)
 
 
 def test_nearby_paper_compares_each_cell_with_the_sure_empty_cells_around_it() -> None:
@@ -222,7 +258,9 @@ def test_nearby_paper_compares_each_cell_with_the_sure_empty_cells_around_it() -
     cells = SIDES["A"].drawable
     db = CELL_FEATURE_NAMES.index("db_mean")
     x = np.zeros((len(cells), len(CELL_FEATURE_NAMES)))
-    x[:, db] = [6.0 if c >= 8 else 0.0 for _, c in cells]  # the paper yellows towards the right edge
+    x[:, db] = [
+        6.0 if c >= 8 else 0.0 for _, c in cells
+    ]  # the paper yellows towards the right edge
     empty, farm = CELL_CLASSES.index("empty"), CELL_CLASSES.index("farm")
     p = np.zeros((len(cells), len(CELL_CLASSES)))
     p[:, empty] = 1.0
@@ -234,7 +272,9 @@ def test_nearby_paper_compares_each_cell_with_the_sure_empty_cells_around_it() -
     # like the yellowed paper beside it (the plain paper three columns away barely counts)
     assert f[tinted, 0] < 1.5 and abs(f[tinted, diff]) < 1.5
     assert f[plain, 0] == pytest.approx(0.0, abs=1e-6) and f[plain, 1] > 2  # deep in plain paper
-    assert f[cells.index((5, 8)), diff] > 2  # the first yellowed column differs from the plain paper to its left
+    assert (
+        f[cells.index((5, 8)), diff] > 2
+    )  # the first yellowed column differs from the plain paper to its left
     p[:, empty] = 0.0
     p[:, farm] = 1.0  # no sure empty cell anywhere: nothing to compare with
     f = nearby_paper(x, p, np.ones(len(CONTEXT_FEATURES)))
@@ -255,9 +295,15 @@ def test_sheet_look_tells_a_faint_pencil_sheet_from_a_bold_marker_one() -> None:
     marker = pencil.copy()
     marker[:, db] *= 10  # the same cells filled with bold yellow
     a, b = sheet_look(pencil, scale), sheet_look(marker, scale)
-    assert a.shape == (116, 2 * len(CONTEXT_FEATURES)) and (a == a[0]).all()  # one row for the whole sheet
-    assert b[0, len(CONTEXT_FEATURES) + k] == pytest.approx(10 * a[0, len(CONTEXT_FEATURES) + k])  # spread
-    assert a[0, len(CONTEXT_FEATURES) + k] == pytest.approx(pencil[:, db].std() / 2)  # in units of ``scale``
+    assert (
+        a.shape == (116, 2 * len(CONTEXT_FEATURES)) and (a == a[0]).all()
+    )  # one row for the whole sheet
+    assert b[0, len(CONTEXT_FEATURES) + k] == pytest.approx(
+        10 * a[0, len(CONTEXT_FEATURES) + k]
+    )  # spread
+    assert a[0, len(CONTEXT_FEATURES) + k] == pytest.approx(
+        pencil[:, db].std() / 2
+    )  # in units of ``scale``
     assert np.allclose(sheet_look(pencil[::-1], scale), a)  # the cells' order does not matter
     assert a[0, k] == pytest.approx(np.median(pencil[:, db]) / 2)
 
@@ -267,9 +313,13 @@ def test_shipped_model_has_trees_that_the_context_stage_reads() -> None:
     from vision.classify import context_inputs
 
     model = load_model()
-    assert len(model.trees) == 2 and all(t.n_features_in_ == len(CELL_FEATURE_NAMES) for t in model.trees)
+    assert len(model.trees) == 2 and all(
+        t.n_features_in_ == len(CELL_FEATURE_NAMES) for t in model.trees
+    )
     assert [t.n_iter_ for t in model.trees] == [model.meta["config"]["tree_iterations"]] * 2
     sheet = np.zeros((116, len(CELL_FEATURE_NAMES)), dtype=np.float32)
     p = model.network_probabilities(sheet)
-    width = context_inputs(sheet, p, model.context_scale, trees=model.tree_probabilities(sheet)).shape[1]
+    width = context_inputs(
+        sheet, p, model.context_scale, trees=model.tree_probabilities(sheet)
+    ).shape[1]
     assert model.context.n_features_in_ == width

@@ -27,7 +27,9 @@ def test_a_clear_glyph_settles_washed_out_mountains(side: str, quarter_turns: in
     dark = orient.mountain_darkness(washed, grid.PX)
     decided, _ = orient.decide_orientation(dark, None, [0.0] * 4, washed)
     assert (decided.side, decided.quarter_turns) == (side, k_true)
-    assert decided.separation < orient.MIN_SEPARATION and decided.shift_margin <= 0  # darkness alone doubts
+    assert (
+        decided.separation < orient.MIN_SEPARATION and decided.shift_margin <= 0
+    )  # darkness alone doubts
     assert decided.glyph_sure
     assert not decided.mountains_unclear and not decided.may_be_shifted and not decided.in_doubt
 
@@ -54,5 +56,7 @@ def test_a_one_cell_shift_is_never_settled_by_the_glyph(dr: int, dc: int) -> Non
 def test_a_stated_wrong_side_is_not_settled_by_the_glyph() -> None:
     """The user says B, the glyph shows A's mountains: the reading of side B is not made sure."""
     washed, _ = washed_cells("A", 3, seed=220)
-    decided, _ = orient.decide_orientation(orient.mountain_darkness(washed, grid.PX), "B", [0.0] * 4, washed)
+    decided, _ = orient.decide_orientation(
+        orient.mountain_darkness(washed, grid.PX), "B", [0.0] * 4, washed
+    )
     assert decided.side == "B" and not decided.glyph_sure and decided.in_doubt

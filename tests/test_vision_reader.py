@@ -29,9 +29,15 @@ PHOTO_SEEDS = [50_000_003, 50_000_011, 50_000_020]
 
 @pytest.fixture(scope="module")
 def photos() -> dict[int, object]:
-    return {s: make_photo(s, megapixels=2.0, style_family="graphite" if s % 2 else "coloured-pencil",
-                          condition={"defocus_px": 0.0, "motion_px": 0.0, "glare": 0.0})
-            for s in PHOTO_SEEDS}
+    return {
+        s: make_photo(
+            s,
+            megapixels=2.0,
+            style_family="graphite" if s % 2 else "coloured-pencil",
+            condition={"defocus_px": 0.0, "motion_px": 0.0, "glare": 0.0},
+        )
+        for s in PHOTO_SEEDS
+    }
 
 
 @needs_model
@@ -55,8 +61,17 @@ def test_synthetic_photo_is_read(photos, seed: int) -> None:
 def test_reading_json_has_the_interface_fields(photos) -> None:
     reading = read_photo(photos[PHOTO_SEEDS[0]].jpeg)
     out = reading.to_json()
-    for key in ("side", "cells", "coins", "confidence", "coin_confidence", "low_confidence_cells", "warnings",
-                "grid_corners", "cell_outlines"):
+    for key in (
+        "side",
+        "cells",
+        "coins",
+        "confidence",
+        "coin_confidence",
+        "low_confidence_cells",
+        "warnings",
+        "grid_corners",
+        "cell_outlines",
+    ):
         assert key in out
     assert len(out["cells"]) == 11 and all(len(row) == 11 for row in out["cells"])
     assert np.asarray(out["confidence"]).shape == (11, 11)
@@ -101,9 +116,13 @@ def test_overlay_draws_on_the_photo(photos) -> None:
     x1, y1 = corners.max(axis=0).astype(int)
     assert changed[y0:y1, x0:x1].mean() > 0.02  # grid and labels drawn inside the grid
     assert changed.mean() < 0.5  # the photo is still visible
-    half = int(0.45 * np.median(np.linalg.norm(np.diff(np.asarray(reading.intersections), axis=1), axis=2)))
-    for x, y in np.round(reading.coin_centres).astype(int):  # a ring round every coin, the coin left visible
-        assert changed[y - half:y + half + 1, x - half:x + half + 1].any() and not changed[y, x]
+    half = int(
+        0.45 * np.median(np.linalg.norm(np.diff(np.asarray(reading.intersections), axis=1), axis=2))
+    )
+    for x, y in np.round(reading.coin_centres).astype(
+        int
+    ):  # a ring round every coin, the coin left visible
+        assert changed[y - half : y + half + 1, x - half : x + half + 1].any() and not changed[y, x]
 
 
 def blank_photo_png(tmp_path) -> str:
@@ -124,19 +143,25 @@ def test_photo_without_a_sheet(tmp_path) -> None:
 @needs_model
 def test_cli_no_grid_is_exit_2_with_one_line(tmp_path) -> None:
     cli = "import sys; from api.cli import main; sys.exit(main())"
-    out = subprocess.run([sys.executable, "-c", cli, "read", blank_photo_png(tmp_path)],
-                         capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-c", cli, "read", blank_photo_png(tmp_path)],
+        capture_output=True,
+        text=True,
+    )
     assert out.returncode == 2
     assert out.stderr.strip().count("\n") == 0
     assert "no map grid found" in out.stderr
 
 
-@pytest.mark.parametrize("probs, count", [
-    ([0.9] * 3 + [0.1] * 11, 3),
-    ([0.1] * 14, 0),
-    ([0.95] * 14, 14),
-    ([0.9, 0.9, 0.4, 0.9, 0.1] + [0.05] * 9, 4),  # one unsure coin inside a filled run
-])
+@pytest.mark.parametrize(
+    "probs, count",
+    [
+        ([0.9] * 3 + [0.1] * 11, 3),
+        ([0.1] * 14, 0),
+        ([0.95] * 14, 14),
+        ([0.9, 0.9, 0.4, 0.9, 0.1] + [0.05] * 9, 4),  # one unsure coin inside a filled run
+    ],
+)
 def test_coin_count_follows_the_track_order(probs: list[float], count: int) -> None:
     reading = count_from_probabilities(np.array(probs))
     assert reading.count == count
@@ -188,7 +213,9 @@ def test_cells_where_the_grid_is_in_doubt_are_flagged(photos, monkeypatch) -> No
     plain = reader.read_image(loaded)
     real_fit_grid = reader.fit_grid
 
-    def doubtful_fit_grid(image):  # the middle four crossings in doubt (the same four whatever the turn)
+    def doubtful_fit_grid(
+        image,
+    ):  # the middle four crossings in doubt (the same four whatever the turn)
         fit = real_fit_grid(image)
         fit.crossing_doubt[5:7, 5:7] = 2 * DOUBT_U
         return fit
@@ -196,7 +223,9 @@ def test_cells_where_the_grid_is_in_doubt_are_flagged(photos, monkeypatch) -> No
     monkeypatch.setattr(reader, "fit_grid", doubtful_fit_grid)
     doubted = reader.read_image(loaded)
     layout = plain.sheet.layout
-    around = {(r, c) for r in range(4, 7) for c in range(4, 7)} - layout.mountains - layout.wasteland
+    around = (
+        {(r, c) for r in range(4, 7) for c in range(4, 7)} - layout.mountains - layout.wasteland
+    )
     assert around and not around <= set(plain.low_confidence_cells)
     assert set(doubted.low_confidence_cells) == set(plain.low_confidence_cells) | around
     assert doubted.sheet == plain.sheet  # flagged, not read differently
@@ -204,7 +233,9 @@ def test_cells_where_the_grid_is_in_doubt_are_flagged(photos, monkeypatch) -> No
 
 
 @pytest.mark.parametrize("rows,cols", [(1, 0), (0, -1)])
-def test_a_grid_placed_a_cell_off_is_moved_onto_the_printed_lattice(photos, monkeypatch, rows, cols) -> None:
+def test_a_grid_placed_a_cell_off_is_moved_onto_the_printed_lattice(
+    photos, monkeypatch, rows, cols
+) -> None:
     """When the mountain glyph shows the layout a cell away (vision.orient.glyph_shift), locate()
     moves the lattice there (grid.shifted_fit) instead of reading every cell a cell off."""
     import vision.reader as reader

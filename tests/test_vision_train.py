@@ -35,9 +35,13 @@ def test_training_photos_cover_every_style_outside_the_held_out_families() -> No
     held_out = set(STYLE_FAMILIES[cfg.holdout_style_family])
     assert set(styles) == {s for names in STYLE_FAMILIES.values() for s in names} - held_out
     assert max(styles.values()) < 1.15 * min(styles.values())  # drawn uniformly
-    assert not {job.background for job in jobs} & set(BACKGROUND_FAMILIES[cfg.holdout_background_family])
+    assert not {job.background for job in jobs} & set(
+        BACKGROUND_FAMILIES[cfg.holdout_background_family]
+    )
     assert all(1.0 <= job.megapixels <= cfg.max_megapixels for job in jobs)
-    assert [job.seed for job in jobs] == list(range(TRAIN_SEED_BASE + 30_000, TRAIN_SEED_BASE + 36_000))
+    assert [job.seed for job in jobs] == list(
+        range(TRAIN_SEED_BASE + 30_000, TRAIN_SEED_BASE + 36_000)
+    )
     assert training_jobs(cfg) == jobs  # the seed decides everything
 
 
@@ -47,7 +51,9 @@ def test_a_share_of_training_photos_gets_glare_and_the_rest_stays_as_it_was() ->
     glare = np.array([job.glare for job in jobs])
     assert abs((glare > 0).mean() - cfg.glare_share) < 0.015
     assert ((glare == 0) | ((glare >= GLARE_RANGE[0]) & (glare <= GLARE_RANGE[1]))).all()
-    without = training_jobs(replace(cfg, glare_share=0.0))  # glare is drawn apart: nothing else moves
+    without = training_jobs(
+        replace(cfg, glare_share=0.0)
+    )  # glare is drawn apart: nothing else moves
     assert all(job.glare == 0.0 for job in without)
     assert [job._replace(glare=0.0) for job in jobs] == without
 
@@ -56,7 +62,9 @@ def test_a_glare_job_makes_its_photo_with_glare() -> None:
     job = PhotoJob(TRAIN_SEED_BASE + 5, "colour-symbols", "white-table", 1.0, 0.0)
     plain = photo_samples((job, False))
     lit = photo_samples((job._replace(glare=0.45), False))
-    assert plain["seed"] == lit["seed"] and (plain["copies"][0][1] == lit["copies"][0][1]).all()  # same sheet
+    assert (
+        plain["seed"] == lit["seed"] and (plain["copies"][0][1] == lit["copies"][0][1]).all()
+    )  # same sheet
     # the photo is otherwise the same seed's (make_photo
     # is deterministic), so any change is the glare's
     assert np.abs(lit["copies"][0][0] - plain["copies"][0][0]).mean() > 0.05
@@ -67,14 +75,18 @@ def test_a_drawn_sheet_taken_twice_gives_one_record_with_both_photos() -> None:
     once = photo_samples((job, False))
     twice = photo_samples((job._replace(takes=2), False))
     assert twice["seed"] == once["seed"] and len(twice["copies"]) == 2 * len(once["copies"]) == 4
-    for (x1, y1), (x2, y2) in zip(once["copies"], twice["copies"]):  # the first take is the photo itself
+    for (x1, y1), (x2, y2) in zip(
+        once["copies"], twice["copies"]
+    ):  # the first take is the photo itself
         assert np.array_equal(x1, x2) and np.array_equal(y1, y2)
     (x_true, y_true), (x_retake, y_retake) = twice["copies"][0], twice["copies"][2]
     assert np.array_equal(y_true, y_retake)  # the same drawing, so the same labels …
     assert np.abs(x_retake - x_true).mean() > 0.05  # … under other light, blur and noise
     assert len(twice["yc"]) == len(twice["Xc"]) == 2 * len(once["yc"])
     # validation photos meet the finder once, whatever the job says
-    assert len(photo_samples((job._replace(takes=2), True))["copies"]) == len(photo_samples((job, True))["copies"])
+    assert len(photo_samples((job._replace(takes=2), True))["copies"]) == len(
+        photo_samples((job, True))["copies"]
+    )
 
 
 def test_training_jobs_carry_the_configured_takes() -> None:
@@ -82,8 +94,17 @@ def test_training_jobs_carry_the_configured_takes() -> None:
 
 
 def test_a_tiny_training_run_gives_a_loadable_model(tmp_path) -> None:
-    cfg = TrainConfig(seed=7, photos=8, workers=2, epochs=3, max_iter=10, max_megapixels=1.0, networks=3,
-                      context_rounds=2, tree_iterations=4)  # the shipped recipe has one round; this also runs the second
+    cfg = TrainConfig(
+        seed=7,
+        photos=8,
+        workers=2,
+        epochs=3,
+        max_iter=10,
+        max_megapixels=1.0,
+        networks=3,
+        context_rounds=2,
+        tree_iterations=4,
+    )  # the shipped recipe has one round; this also runs the second
     model = train(cfg, log=lambda *_: None)
     save_model(model, tmp_path / "m.npz", tmp_path / "m.json")
     loaded = load_model(tmp_path / "m.npz", tmp_path / "m.json")
@@ -92,7 +113,9 @@ def test_a_tiny_training_run_gives_a_loadable_model(tmp_path) -> None:
         assert [w.shape[1] for w in net.weights[:-1]] == list(cfg.hidden_layers)
         assert all(np.array_equal(w, w.astype(np.float16)) for w in net.weights + net.biases)
     sheet = np.random.default_rng(0).normal(size=(116, len(CELL_FEATURE_NAMES))).astype(np.float32)
-    sheet[:, CELL_FEATURE_NAMES.index("side_b")] = 0.0  # one whole side-A sheet: the context stage reads neighbours
+    sheet[:, CELL_FEATURE_NAMES.index("side_b")] = (
+        0.0  # one whole side-A sheet: the context stage reads neighbours
+    )
     proba = loaded.cell_probabilities(sheet)
     assert proba.shape == (116, len(CELL_CLASSES))
     assert np.allclose(proba.sum(axis=1), 1.0)
@@ -111,10 +134,18 @@ def test_a_tiny_training_run_gives_a_loadable_model(tmp_path) -> None:
     # fitted, saved and loaded with the iterations asked for
     assert len(loaded.trees) == 2 and loaded.meta["training"]["tree_iterations"] == [4, 4]
     trees = loaded.tree_probabilities(sheet)
-    assert trees.shape == (116, len(CELL_CLASSES)) and np.allclose(trees, model.tree_probabilities(sheet))
+    assert trees.shape == (116, len(CELL_CLASSES)) and np.allclose(
+        trees, model.tree_probabilities(sheet)
+    )
     width = context_inputs(sheet, networks, loaded.context_scale, trees=trees).shape[1]
-    without = context_inputs(sheet, networks, loaded.context_scale, nearby=False, look=False).shape[1]
-    assert loaded.first_context[0].n_features_in_ == width == without + 8 + 2 * len(CONTEXT_FEATURES) + 6
+    without = context_inputs(sheet, networks, loaded.context_scale, nearby=False, look=False).shape[
+        1
+    ]
+    assert (
+        loaded.first_context[0].n_features_in_
+        == width
+        == without + 8 + 2 * len(CONTEXT_FEATURES) + 6
+    )
     assert not np.allclose(proba, networks)
     assert np.array_equal(proba, model.cell_probabilities(sheet))  # saved and loaded bit for bit
     meta = loaded.meta
@@ -137,9 +168,13 @@ def test_a_photo_is_judged_on_the_coins_its_track_can_show(earned: int, shown: i
 
 def test_a_jittered_grid_is_off_like_a_found_grid_smoothly_and_within_bounds() -> None:
     pts = np.stack(np.meshgrid(np.arange(12.0), np.arange(12.0)), axis=-1) * 50 + 100
-    offs = [(jittered_grid(pts, np.random.default_rng(k)).intersections - pts) / 50 for k in range(200)]
+    offs = [
+        (jittered_grid(pts, np.random.default_rng(k)).intersections - pts) / 50 for k in range(200)
+    ]
     largest = np.array([np.abs(o).max() for o in offs])
-    assert largest.max() < JITTER_MAX_U + 0.08 and np.median(largest) > 0.03  # bounded, but not zero
+    assert (
+        largest.max() < JITTER_MAX_U + 0.08 and np.median(largest) > 0.03
+    )  # bounded, but not zero
     # smooth: neighbouring crossings move nearly together (a one-cell shear would be a label error)
     step = np.array([np.abs(np.diff(o, axis=1)).max() for o in offs])
     assert step.max() < 0.12
@@ -155,7 +190,9 @@ def test_the_quick_recipe_runs_every_stage_from_the_command_line(tmp_path, capsy
     before = MODEL_FILE.stat().st_mtime_ns if MODEL_FILE.exists() else None
     assert main(["train", "--quick", "--seed", "3", "--out", str(tmp_path / "m")]) == 0
     figures = json.loads(capsys.readouterr().out)
-    assert figures["training"]["photos_generated"] == 24 and "cell_accuracy" in figures["validation"]
+    assert (
+        figures["training"]["photos_generated"] == 24 and "cell_accuracy" in figures["validation"]
+    )
     loaded = load_model(tmp_path / "m" / "reader.npz", tmp_path / "m" / "reader.json")
     assert loaded.meta["command"] == "cartographers train --quick --seed 3"
     assert len(loaded.shape) == 2 and len(loaded.trees) == 2 and loaded.context is not None

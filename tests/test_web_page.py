@@ -29,14 +29,31 @@ from vision import read_photo
 from vision.classify import ModelMissingError
 
 CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 ROOT = Path(__file__).resolve().parents[1]
 VIEWPORTS = {"phone": {"width": 375, "height": 812}, "desktop": {"width": 1280, "height": 800}}
-DEFAULT_CARDS = ["sentinel-wood", "canal-lake", "wildholds", "borderlands"]  # the cards most tests choose
+DEFAULT_CARDS = [
+    "sentinel-wood",
+    "canal-lake",
+    "wildholds",
+    "borderlands",
+]  # the cards most tests choose
 
-sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e '.[test]')")
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed (.ci/run installs it)")
+sync_api = pytest.importorskip(
+    "playwright.sync_api", reason="playwright is not installed (pip install -e '.[test]')"
+)
+pytestmark = pytest.mark.skipif(
+    not CHROMIUM.exists(), reason="Debian's chromium is not installed (.ci/run installs it)"
+)
 
 
 def free_port() -> int:
@@ -52,8 +69,22 @@ def server(tmp_path_factory):
     port = free_port()
     database = tmp_path_factory.mktemp("games") / "games.sqlite3"
     env = {**os.environ, "CARTOGRAPHERS_DATABASE_URL": f"sqlite:///{database}"}
-    proc = subprocess.Popen([sys.executable, "-m", "api.cli", "serve", "--host", "127.0.0.1", "--port", str(port),
-                             "--log-level", "warning"], cwd=ROOT, env=env)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "api.cli",
+            "serve",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--log-level",
+            "warning",
+        ],
+        cwd=ROOT,
+        env=env,
+    )
     base = f"http://127.0.0.1:{port}"
     try:
         for _ in range(200):
@@ -97,8 +128,12 @@ def total_text(pg) -> str:
 
 
 def wait_for_total(pg, expected: int) -> None:
-    pg.wait_for_function("t => document.querySelector('#total').textContent.trim() === String(t) "
-                         "&& !document.body.classList.contains('busy')", arg=expected, timeout=30_000)
+    pg.wait_for_function(
+        "t => document.querySelector('#total').textContent.trim() === String(t) "
+        "&& !document.body.classList.contains('busy')",
+        arg=expected,
+        timeout=30_000,
+    )
 
 
 def choose_cards(pg, cards=DEFAULT_CARDS) -> None:
@@ -110,7 +145,9 @@ def choose_cards(pg, cards=DEFAULT_CARDS) -> None:
 def correct_cell(pg, cell: tuple[int, int], terrain: str) -> None:
     pg.click(f'#map .cell[data-r="{cell[0]}"][data-c="{cell[1]}"]')
     pg.click(f'#picker .pick[data-terrain="{terrain}"]')
-    pg.wait_for_selector(f'#map .cell[data-r="{cell[0]}"][data-c="{cell[1]}"][data-terrain="{terrain}"]')
+    pg.wait_for_selector(
+        f'#map .cell[data-r="{cell[0]}"][data-c="{cell[1]}"][data-terrain="{terrain}"]'
+    )
 
 
 def test_blank_sheet_then_a_correction_updates_the_score(page, server):
@@ -135,13 +172,18 @@ def test_selecting_a_card_row_lights_its_evidence_cells(page):
     choose_cards(page)
     page.click("#blank-b")
     page.wait_for_selector("#map .cell")
-    sheet = Sheet.blank("B").with_cells({(0, 0): Terrain.FOREST, (0, 5): Terrain.FOREST, (3, 3): Terrain.FOREST})
+    sheet = Sheet.blank("B").with_cells(
+        {(0, 0): Terrain.FOREST, (0, 5): Terrain.FOREST, (3, 3): Terrain.FOREST}
+    )
     for cell in ((0, 0), (0, 5), (3, 3)):
         correct_cell(page, cell, "forest")
     wait_for_total(page, score_report(sheet, DEFAULT_CARDS, "spring")["total"])
     page.click('tr[data-row="sentinel-wood"]')
     evidence = score_report(sheet, DEFAULT_CARDS)["evidence"]["sentinel-wood"]
-    lit = {(int(e.get_attribute("data-r")), int(e.get_attribute("data-c"))) for e in page.locator("#map .cell.lit").all()}
+    lit = {
+        (int(e.get_attribute("data-r")), int(e.get_attribute("data-c")))
+        for e in page.locator("#map .cell.lit").all()
+    }
     assert lit == {tuple(c) for e in evidence for c in e["cells"]}
     assert page.locator("#evidence li").count() == len(evidence)
     page.click('tr[data-row="sentinel-wood"]')  # a second tap clears the highlight
@@ -173,7 +215,9 @@ def test_page_fits_the_screen_is_labelled_and_stays_local(page, server):
     assert unnamed == []
     box = page.locator('#map .cell[data-r="5"][data-c="0"]').bounding_box()
     assert box["width"] >= 24  # a fingertip can hit a cell at 375 px
-    assert all(url.startswith(server) or url.startswith(("data:", "blob:")) for url in page.requested)
+    assert all(
+        url.startswith(server) or url.startswith(("data:", "blob:")) for url in page.requested
+    )
 
 
 def test_a_file_that_is_not_a_photo_is_explained(page, tmp_path):
@@ -183,7 +227,9 @@ def test_a_file_that_is_not_a_photo_is_explained(page, tmp_path):
     page.wait_for_selector("#status.error")
     assert "not a photo" in page.locator("#status").inner_text()
     assert "JPEG" in page.locator("#status").inner_text()
-    assert "not an image" in page.locator("#status-detail").inner_text()  # the service's own words, below
+    assert (
+        "not an image" in page.locator("#status-detail").inner_text()
+    )  # the service's own words, below
     assert page.locator("#map-panel").is_hidden()
 
 
@@ -208,14 +254,20 @@ def test_photo_is_read_drawn_scored_and_corrected(page, server, sample_photo):
     assert page.locator("#overlay polygon").count() == 121
     assert page.locator("#overlay image").count() == 1  # the photo itself, under the grid
     assert page.locator("#map .cell").count() == 121
-    assert page.locator("#overlay circle.coin-ring").count() == 14  # where the reader looked for the coins
+    assert (
+        page.locator("#overlay circle.coin-ring").count() == 14
+    )  # where the reader looked for the coins
     assert page.locator("#overlay circle.coin-ring.counted").count() == min(reading.coins, 14)
     expected = score_report(reading.sheet, DEFAULT_CARDS, "spring")
     wait_for_total(page, expected["total"])
 
     # Correct the first empty edge cell to forest: Sentinel Wood gains exactly one star.
-    cell = next((r, c) for r in range(11) for c in range(11)
-                if (r in (0, 10) or c in (0, 10)) and reading.sheet.cells[r][c] is Terrain.EMPTY)
+    cell = next(
+        (r, c)
+        for r in range(11)
+        for c in range(11)
+        if (r in (0, 10) or c in (0, 10)) and reading.sheet.cells[r][c] is Terrain.EMPTY
+    )
     corrected = reading.sheet.with_cells({cell: Terrain.FOREST})
     after = score_report(corrected, DEFAULT_CARDS, "spring")
     assert after["cards"]["sentinel-wood"] == expected["cards"]["sentinel-wood"] + 1

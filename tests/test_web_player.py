@@ -40,12 +40,18 @@ from tests.test_web_page import (  # noqa: F401  (fixtures: browser, server, pag
     wait_for_total,
 )
 
-sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e '.[test]')")
+sync_api = pytest.importorskip(
+    "playwright.sync_api", reason="playwright is not installed (pip install -e '.[test]')"
+)
 Image = pytest.importorskip("PIL.Image")
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed (.ci/run installs it)")
+pytestmark = pytest.mark.skipif(
+    not CHROMIUM.exists(), reason="Debian's chromium is not installed (.ci/run installs it)"
+)
 
 BAD_RED = (179, 38, 30)  # --bad in app.css: the mark of a cell to check
-SLUGS_NOT_NAMES = sorted(s for s, c in CARDS.items() if s != c.name)  # every slug differs from its name
+SLUGS_NOT_NAMES = sorted(
+    s for s, c in CARDS.items() if s != c.name
+)  # every slug differs from its name
 
 
 def screenshot_dir() -> Path | None:
@@ -65,8 +71,11 @@ def save(pg, state: str, full_page: bool = True) -> None:
         return
     pg.wait_for_timeout(150)
     png = pg.screenshot(full_page=full_page, animations="disabled", caret="hide")
-    image = Image.open(io.BytesIO(png)).convert("RGB").quantize(256, method=Image.Quantize.MEDIANCUT,
-                                                               dither=Image.Dither.NONE)
+    image = (
+        Image.open(io.BytesIO(png))
+        .convert("RGB")
+        .quantize(256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+    )
     image.save(out / f"{pg.viewport_name}-{state}.png", optimize=True)
 
 
@@ -112,11 +121,22 @@ def upload(pg, name: str, data: bytes, mime: str = "image/png") -> None:
 def fake_reading(sheet: Sheet, unsure: list[tuple[int, int]]) -> dict:
     """A /v1/read answer for ``sheet`` with ``unsure`` cells (no photo grid: the map only)."""
     j = sheet.to_json()
-    return {"side": j["side"], "cells": j["cells"], "coins": j["coins"], "confidence": [[0.99] * 11] * 11,
-            "coin_confidence": 0.99, "coin_probabilities": [], "coin_centres": [],
-            "low_confidence_cells": [list(c) for c in unsure],
-            "warnings": [f"{len(unsure)} cells to check"], "grid_corners": [], "cell_outlines": [],
-            "photo_size": [32, 32], "orientation": 0, "seconds": 0.1}
+    return {
+        "side": j["side"],
+        "cells": j["cells"],
+        "coins": j["coins"],
+        "confidence": [[0.99] * 11] * 11,
+        "coin_confidence": 0.99,
+        "coin_probabilities": [],
+        "coin_centres": [],
+        "low_confidence_cells": [list(c) for c in unsure],
+        "warnings": [f"{len(unsure)} cells to check"],
+        "grid_corners": [],
+        "cell_outlines": [],
+        "photo_size": [32, 32],
+        "orientation": 0,
+        "seconds": 0.1,
+    }
 
 
 def red_edge_fraction(png: bytes) -> float:
@@ -138,8 +158,12 @@ def test_a_failed_upload_clears_the_previous_result(page, tmp_path):
     choose_cards(page)
     page.click("#blank-a")
     correct_cell(page, (0, 0), "forest")
-    wait_for_total(page, score_report(Sheet.blank("A").with_cells({(0, 0): Terrain.FOREST}), DEFAULT_CARDS,
-                                      "spring")["total"])
+    wait_for_total(
+        page,
+        score_report(
+            Sheet.blank("A").with_cells({(0, 0): Terrain.FOREST}), DEFAULT_CARDS, "spring"
+        )["total"],
+    )
     assert page.locator("#map-panel").is_visible()
 
     upload(page, "notes.txt", b"not a photo", "text/plain")
@@ -147,10 +171,15 @@ def test_a_failed_upload_clears_the_previous_result(page, tmp_path):
     assert_no_sheet_on_screen(page)
     status = page.locator("#status").inner_text()
     assert "not a photo" in status and "JPEG or PNG" in status
-    assert "The score appears here once your sheet is read" in page.locator("#score-needs").inner_text()
+    assert (
+        "The score appears here once your sheet is read"
+        in page.locator("#score-needs").inner_text()
+    )
     assert_fits(page)
 
-    upload(page, "thumb.png", tiny_png())  # the reader's no-grid, for a photo too small to hold a map
+    upload(
+        page, "thumb.png", tiny_png()
+    )  # the reader's no-grid, for a photo too small to hold a map
     page.wait_for_selector("#status.error:has-text('too small')")
     assert "32 × 32 pixels" in page.locator("#status").inner_text()
     upload(page, "empty.jpg", b"", "image/jpeg")
@@ -164,8 +193,8 @@ def test_each_error_code_gets_a_players_tip(page):
     (the answers are stubbed: the words are the point)."""
     tips = {
         "no-grid": "No map grid found: photograph the whole sheet from above, flat, in even "
-                   "light, without glare, "
-                   "with the coin track in the frame.",
+        "light, without glare, "
+        "with the coin track in the frame.",
         "unreadable-photo": "retake it from straight above",
         "wrong-side": "other side of the sheet",
         "not-an-image": "not a photo",
@@ -180,11 +209,23 @@ def test_each_error_code_gets_a_players_tip(page):
         "invalid-request": "The photo could not be read. Try again",
     }
     answer: dict = {}
-    page.route("**/v1/read", lambda route: route.fulfill(status=answer["status"], content_type="application/json",
-                                                          body=json.dumps(answer["body"])))
+    page.route(
+        "**/v1/read",
+        lambda route: route.fulfill(
+            status=answer["status"],
+            content_type="application/json",
+            body=json.dumps(answer["body"]),
+        ),
+    )
     for code, tip in tips.items():
-        answer.update(status=422, body={"code": code, "message": f"what the service says about {code}",
-                                        **({"error_id": "0123abcd"} if code == "internal-error" else {})})
+        answer.update(
+            status=422,
+            body={
+                "code": code,
+                "message": f"what the service says about {code}",
+                **({"error_id": "0123abcd"} if code == "internal-error" else {}),
+            },
+        )
         upload(page, f"{code}.jpg", tiny_png())
         page.wait_for_selector(f"#status-detail:has-text('about {code}')")
         assert tip in page.locator("#status").inner_text(), code
@@ -197,8 +238,15 @@ def test_each_error_code_gets_a_players_tip(page):
 
 # ---- cells to check: marked on the map, and a walkthrough ----------------------------------------
 def test_unsure_cells_are_marked_on_the_map_and_checked_in_turn(page):
-    sheet = Sheet.blank("A").with_cells({(0, 0): Terrain.FOREST, (2, 2): Terrain.FOREST, (4, 7): Terrain.VILLAGE,
-                                         (8, 7): Terrain.FARM}, coins=2)
+    sheet = Sheet.blank("A").with_cells(
+        {
+            (0, 0): Terrain.FOREST,
+            (2, 2): Terrain.FOREST,
+            (4, 7): Terrain.VILLAGE,
+            (8, 7): Terrain.FARM,
+        },
+        coins=2,
+    )
     unsure = [(8, 7), (2, 2), (1, 3), (4, 7)]  # B4 is a printed mountain: nothing to check there
     page.route("**/v1/read", lambda route: route.fulfill(json=fake_reading(sheet, unsure)))
     choose_cards(page)
@@ -207,7 +255,10 @@ def test_unsure_cells_are_marked_on_the_map_and_checked_in_turn(page):
 
     # Marked on the grid itself, over the terrain icon: C3
     # (forest, unsure) is ringed in red, A1 (forest) is not.
-    marked = {(int(e.get_attribute("data-r")), int(e.get_attribute("data-c"))) for e in page.locator("#map .cell.unsure").all()}
+    marked = {
+        (int(e.get_attribute("data-r")), int(e.get_attribute("data-c")))
+        for e in page.locator("#map .cell.unsure").all()
+    }
     assert marked == {(2, 2), (4, 7), (8, 7)}
     assert "to check" in page.locator(cell_sel(2, 2)).get_attribute("aria-label")
     assert red_edge_fraction(page.locator(cell_sel(2, 2)).screenshot()) > 0.5
@@ -231,7 +282,10 @@ def test_unsure_cells_are_marked_on_the_map_and_checked_in_turn(page):
     page.wait_for_selector(f'{cell_sel(4, 7)}[data-terrain="water"]')
     assert "I8" in page.locator("#picker-title").inner_text()
     assert page.locator("#picker-count").inner_text() == "1 cell left to check"
-    wait_for_total(page, score_report(sheet.with_cells({(4, 7): Terrain.WATER}), DEFAULT_CARDS, "spring")["total"])
+    wait_for_total(
+        page,
+        score_report(sheet.with_cells({(4, 7): Terrain.WATER}), DEFAULT_CARDS, "spring")["total"],
+    )
 
     page.click("#picker-done")  # stop for now: I8 stays marked
     assert page.locator("#picker").is_hidden()
@@ -256,7 +310,10 @@ def test_no_score_until_the_four_edicts_are_chosen(page):
     page.wait_for_selector("#map .cell")
     for edict, slug in zip("ABC", DEFAULT_CARDS):
         page.select_option(f"#edict-{edict}", slug)
-        assert needs.is_visible() and "Choose the four edict cards to see the score" in needs.inner_text()
+        assert (
+            needs.is_visible()
+            and "Choose the four edict cards to see the score" in needs.inner_text()
+        )
         assert page.locator("#score-table").is_hidden()
         assert page.locator("#total").inner_text().strip() == "–"
     assert "edict D still to choose" in needs.inner_text()
@@ -352,8 +409,11 @@ def test_every_state_with_a_real_photo(page, server, sample_photo):
     page.unroute("**/v1/read")
 
     page.wait_for_selector("#overlay polygon", timeout=90_000)
-    page.wait_for_function("document.querySelector('#total').textContent.trim() !== '–' "
-                           "&& !document.body.classList.contains('busy')", timeout=30_000)
+    page.wait_for_function(
+        "document.querySelector('#total').textContent.trim() !== '–' "
+        "&& !document.body.classList.contains('busy')",
+        timeout=30_000,
+    )
     assert page.locator("#reading-progress").is_hidden()
     assert_fits(page)
     save(page, "result")
@@ -375,9 +435,15 @@ def test_every_state_with_a_real_photo(page, server, sample_photo):
     Image.new("RGB", (640, 480), (200, 190, 170)).save(buf, "JPEG")
     upload(page, "table.jpg", buf.getvalue(), "image/jpeg")
     page.wait_for_selector("#status.error", timeout=60_000)
-    assert page.locator("#status").inner_text().startswith("No map grid found: photograph the whole sheet from above")
+    assert (
+        page.locator("#status")
+        .inner_text()
+        .startswith("No map grid found: photograph the whole sheet from above")
+    )
     assert_no_sheet_on_screen(page)
-    assert [page.locator(f"#edict-{e}").input_value() for e in "ABCD"] == DEFAULT_CARDS  # the choice stays
+    assert [
+        page.locator(f"#edict-{e}").input_value() for e in "ABCD"
+    ] == DEFAULT_CARDS  # the choice stays
     assert_fits(page)
     save(page, "error")
 

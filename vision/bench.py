@@ -130,32 +130,51 @@ def _read_one(path: str) -> dict:
     except PhotoError as e:
         reading, error = None, e.code
     seconds = time.perf_counter() - t0
-    out = {"seed": truth["seed"], "style": truth["style"], "style_family": truth["style_family"],
-           "background_family": truth["background_family"], "conditions": condition_tags(truth["conditions"]),
-           "megapixels": truth["width"] * truth["height"] / 1e6, "seconds": seconds, "error": error,
-           "peak_mb": peak_memory_mb(), "true_side": true_sheet.side,
-           "true_coins": true_sheet.coins, "printing": truth.get("printing", "ours"),
-           "art_family": truth.get("art_family", "lookalike")}
+    out = {
+        "seed": truth["seed"],
+        "style": truth["style"],
+        "style_family": truth["style_family"],
+        "background_family": truth["background_family"],
+        "conditions": condition_tags(truth["conditions"]),
+        "megapixels": truth["width"] * truth["height"] / 1e6,
+        "seconds": seconds,
+        "error": error,
+        "peak_mb": peak_memory_mb(),
+        "true_side": true_sheet.side,
+        "true_coins": true_sheet.coins,
+        "printing": truth.get("printing", "ours"),
+        "art_family": truth.get("art_family", "lookalike"),
+    }
     if reading is None:
         return out
     out["side"] = reading.side
     out["grid_error_u"] = grid_error_u(reading.intersections, truth["intersections"])
     read_pts = np.asarray(reading.intersections, float)
     true_pts = np.asarray(truth["intersections"], float)
-    out["grid_median_error_u"] = float(np.median(np.linalg.norm(read_pts - true_pts, axis=2)) / cell_side_px(true_pts))
+    out["grid_median_error_u"] = float(
+        np.median(np.linalg.norm(read_pts - true_pts, axis=2)) / cell_side_px(true_pts)
+    )
     cells = []
     low = set(map(tuple, reading.low_confidence_cells))
     if reading.side == true_sheet.side:
         for r, c in true_sheet.layout.drawable:
-            cells.append((true_sheet.cells[r][c].value, reading.sheet.cells[r][c].value, (r, c) in low,
-                          reading.cell_confidence[r][c]))
+            cells.append(
+                (
+                    true_sheet.cells[r][c].value,
+                    reading.sheet.cells[r][c].value,
+                    (r, c) in low,
+                    reading.cell_confidence[r][c],
+                )
+            )
     out["cells"] = cells
     out["coins"] = reading.coins
     rng = np.random.default_rng(truth["seed"])
     exact = []
     for _ in range(SCORE_CARD_SETS):
         cards = random_cards(rng)
-        exact.append(score_report(true_sheet, cards)["total"] == score_report(reading.sheet, cards)["total"])
+        exact.append(
+            score_report(true_sheet, cards)["total"] == score_report(reading.sheet, cards)["total"]
+        )
     out["score_exact"] = exact
     return out
 
@@ -194,7 +213,12 @@ class Tally:
         ok = [t == p for t, p, _, _ in r["cells"]]
         self.cells += len(ok)
         self.cells_ok += sum(ok)
-        self.sheets_exact += bool(r["cells"]) and all(ok) and r["side"] == r["true_side"] and r["coins"] == r["true_coins"]
+        self.sheets_exact += (
+            bool(r["cells"])
+            and all(ok)
+            and r["side"] == r["true_side"]
+            and r["coins"] == r["true_coins"]
+        )
         self.coins_ok += r["coins"] == r["true_coins"]
         self.score_ok += sum(r["score_exact"])
         self.score_n += len(r["score_exact"])
@@ -207,28 +231,43 @@ class Tally:
     def row(self) -> dict:
         """The figures as shares (of photos, of found photos, of cells)."""
         f = max(self.found, 1)
-        return {"photos": self.photos, "grid_found": self.found / max(self.photos, 1), "side_ok": self.side_ok / f,
-                "shifted": self.shifted, "locally_off": self.locally_off, "grid_within_0.1u": self.within_01 / f,
-                "cell_accuracy": self.cells_ok / max(self.cells, 1), "sheet_exact": self.sheets_exact / max(self.photos, 1),
-                "coins_exact": self.coins_ok / f, "score_exact": self.score_ok / max(self.score_n, 1),
-                "wrong_cells_flagged": self.wrong_flagged / max(self.wrong, 1), "cells_flagged": self.flagged / max(self.cells, 1)}
+        return {
+            "photos": self.photos,
+            "grid_found": self.found / max(self.photos, 1),
+            "side_ok": self.side_ok / f,
+            "shifted": self.shifted,
+            "locally_off": self.locally_off,
+            "grid_within_0.1u": self.within_01 / f,
+            "cell_accuracy": self.cells_ok / max(self.cells, 1),
+            "sheet_exact": self.sheets_exact / max(self.photos, 1),
+            "coins_exact": self.coins_ok / f,
+            "score_exact": self.score_ok / max(self.score_n, 1),
+            "wrong_cells_flagged": self.wrong_flagged / max(self.wrong, 1),
+            "cells_flagged": self.flagged / max(self.cells, 1),
+        }
 
 
 def _one_core_probe(paths: list[str]) -> dict:
     """Latency and peak memory of a fresh single-threaded process reading ``paths``."""
-    code = ("import json,sys,time,cv2;cv2.setNumThreads(1);from vision.reader import read_photo;"
-            "from vision.bench import peak_memory_mb;"
-            "from vision.load import PhotoError\nts=[]\nfor p in [sys.argv[1]]+sys.argv[1:]:\n "
-            "t=time.perf_counter()\n"
-            " try: read_photo(p)\n except PhotoError: pass\n ts.append(time.perf_counter()-t)\n"
-            "ts=ts[1:]  # the first read loads the model and warms the imports\n"
-            "print(json.dumps({'seconds':ts,'peak_mb':peak_memory_mb()}))")
+    code = (
+        "import json,sys,time,cv2;cv2.setNumThreads(1);from vision.reader import read_photo;"
+        "from vision.bench import peak_memory_mb;"
+        "from vision.load import PhotoError\nts=[]\nfor p in [sys.argv[1]]+sys.argv[1:]:\n "
+        "t=time.perf_counter()\n"
+        " try: read_photo(p)\n except PhotoError: pass\n ts.append(time.perf_counter()-t)\n"
+        "ts=ts[1:]  # the first read loads the model and warms the imports\n"
+        "print(json.dumps({'seconds':ts,'peak_mb':peak_memory_mb()}))"
+    )
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
-    out = subprocess.run([sys.executable, "-c", code, *paths], capture_output=True, text=True, env=env, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code, *paths], capture_output=True, text=True, env=env, check=True
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def generate_photos(seeds: list[int], folder: str, workers: int = 2, art_families: bool = False) -> list[str]:
+def generate_photos(
+    seeds: list[int], folder: str, workers: int = 2, art_families: bool = False
+) -> list[str]:
     """Benchmark photos (JPEG + truth JSON) in ``folder``, reusing any already there;
     ``art_families`` prints them in every art family in turn (:func:`art_family_of`), else in our
     look-alike."""
@@ -239,8 +278,14 @@ def generate_photos(seeds: list[int], folder: str, workers: int = 2, art_familie
     return [str(Path(folder) / f"{s}.jpg") for s in seeds]
 
 
-def run_benchmark(n: int, seed: int, workers: int = 2, log=print, photo_dir: str | None = None,
-                  art_families: bool = False) -> dict:
+def run_benchmark(
+    n: int,
+    seed: int,
+    workers: int = 2,
+    log=print,
+    photo_dir: str | None = None,
+    art_families: bool = False,
+) -> dict:
     """Generate, read and tally ``n`` photos; returns every figure as a dict.
 
     ``photo_dir`` keeps the generated photos (and reuses them on the next run); by default they
@@ -272,7 +317,9 @@ def run_benchmark(n: int, seed: int, workers: int = 2, log=print, photo_dir: str
         for i in range(5):
             p = Path(folder) / f"probe{i}.jpg"
             if not p.exists():
-                p.write_bytes(make_photo(BENCH_SEED_BASE + 100_000 * seed + 90_000 + i, megapixels=12.0).jpeg)
+                p.write_bytes(
+                    make_photo(BENCH_SEED_BASE + 100_000 * seed + 90_000 + i, megapixels=12.0).jpeg
+                )
             probe.append(str(p))
         one_core = _one_core_probe(probe)
     groups: dict[str, dict[str, Tally]] = defaultdict(lambda: defaultdict(Tally))
@@ -284,8 +331,15 @@ def run_benchmark(n: int, seed: int, workers: int = 2, log=print, photo_dir: str
         groups["background family"][r["background_family"]].add(r)
         if art_families:
             art = r["art_family"]
-            seen = "our look-alike" if art == "lookalike" else ("held out of training" if art == held_art or not trained_art
-                                                              else "seen in training")
+            seen = (
+                "our look-alike"
+                if art == "lookalike"
+                else (
+                    "held out of training"
+                    if art == held_art or not trained_art
+                    else "seen in training"
+                )
+            )
             groups["art family"][f"{art} ({seen})"].add(r)
         for tag in r["conditions"]:
             groups["condition"][tag].add(r)
@@ -302,54 +356,109 @@ def run_benchmark(n: int, seed: int, workers: int = 2, log=print, photo_dir: str
     recall = {c: confusion[c][c] / max(sum(confusion[c].values()), 1) for c in classes}
     secs = np.array([r["seconds"] for r in results])
     return {
-        "n": n, "seed": seed, "seed_range": [seeds[0], seeds[-1]], "workers": workers,
-        "held_out": {"style_family": held_style, "background_family": held_bg, "art_family": held_art},
+        "n": n,
+        "seed": seed,
+        "seed_range": [seeds[0], seeds[-1]],
+        "workers": workers,
+        "held_out": {
+            "style_family": held_style,
+            "background_family": held_bg,
+            "art_family": held_art,
+        },
         "art_families": art_families,
         "groups": {g: {k: t.row() for k, t in sorted(v.items())} for g, v in groups.items()},
         "per_class_recall": recall,
         "confusion": {t: {p: confusion[t][p] for p in classes} for t in classes},
-        "latency_s": {"p50": float(np.percentile(secs, 50)), "p95": float(np.percentile(secs, 95)),
-                      "mean_megapixels": float(np.mean([r["megapixels"] for r in results]))},
+        "latency_s": {
+            "p50": float(np.percentile(secs, 50)),
+            "p95": float(np.percentile(secs, 95)),
+            "mean_megapixels": float(np.mean([r["megapixels"] for r in results])),
+        },
         "photos_per_second": n / wall,
         "peak_memory_mb_worker": max(r["peak_mb"] for r in results),
-        "one_core_12mp": {"p50_s": float(np.median(one_core["seconds"])), "max_s": float(np.max(one_core["seconds"])),
-                          "peak_memory_mb": one_core["peak_mb"], "photos": len(one_core["seconds"])},
-        "photos": [{k: v for k, v in r.items() if k != "cells"} | {"wrong_cells": sum(t != p for t, p, _, _ in r.get("cells", []))}
-                   for r in results],
-        "errors": {e: sum(r.get("error") == e for r in results) for e in {r.get("error") for r in results} if e},
+        "one_core_12mp": {
+            "p50_s": float(np.median(one_core["seconds"])),
+            "max_s": float(np.max(one_core["seconds"])),
+            "peak_memory_mb": one_core["peak_mb"],
+            "photos": len(one_core["seconds"]),
+        },
+        "photos": [
+            {k: v for k, v in r.items() if k != "cells"}
+            | {"wrong_cells": sum(t != p for t, p, _, _ in r.get("cells", []))}
+            for r in results
+        ],
+        "errors": {
+            e: sum(r.get("error") == e for r in results)
+            for e in {r.get("error") for r in results}
+            if e
+        },
     }
 
 
 def format_table(res: dict) -> str:
     """Markdown tables of a benchmark result."""
-    cols = ["photos", "grid_found", "side_ok", "shifted", "locally_off", "grid_within_0.1u", "cell_accuracy", "sheet_exact",
-            "coins_exact", "score_exact", "wrong_cells_flagged", "cells_flagged"]
-    lines = [f"Benchmark: {res['n']} photos, seed {res['seed']} (photo seeds {res['seed_range'][0]}…"
-             f"{res['seed_range'][1]}), held out of training: style family "
-             f"{res['held_out']['style_family']}, "
-             f"background family {res['held_out']['background_family']}", ""]
+    cols = [
+        "photos",
+        "grid_found",
+        "side_ok",
+        "shifted",
+        "locally_off",
+        "grid_within_0.1u",
+        "cell_accuracy",
+        "sheet_exact",
+        "coins_exact",
+        "score_exact",
+        "wrong_cells_flagged",
+        "cells_flagged",
+    ]
+    lines = [
+        f"Benchmark: {res['n']} photos, seed {res['seed']} (photo seeds {res['seed_range'][0]}…"
+        f"{res['seed_range'][1]}), held out of training: style family "
+        f"{res['held_out']['style_family']}, "
+        f"background family {res['held_out']['background_family']}",
+        "",
+    ]
     lines.append("| group | " + " | ".join(cols) + " |")
     lines.append("|---" * (len(cols) + 1) + "|")
-    for g in ("all", "holdout", "art family", "style family", "background family", "style", "condition"):
+    for g in (
+        "all",
+        "holdout",
+        "art family",
+        "style family",
+        "background family",
+        "style",
+        "condition",
+    ):
         for k, row in res["groups"].get(g, {}).items():
-            cells = [str(row[c]) if c in ("photos", "shifted", "locally_off") else f"{row[c]:.4f}" if c == "cell_accuracy"
-                     else f"{row[c]:.3f}" for c in cols]
+            cells = [
+                str(row[c])
+                if c in ("photos", "shifted", "locally_off")
+                else f"{row[c]:.4f}"
+                if c == "cell_accuracy"
+                else f"{row[c]:.3f}"
+                for c in cols
+            ]
             lines.append(f"| {g}: {k} | " + " | ".join(cells) + " |")
-    lines += ["", "grid_found: share of photos; side_ok, grid_within_0.1u (every crossing within 0.1 u), "
-                  "coins_exact: "
-              "share of found photos; shifted: found photos whose median crossing is > 0.5 u off (a "
-              "one-cell "
-              "shift); locally_off: found photos whose worst crossing is > 0.5 u off; cell_accuracy: "
-              "drawable "
-              "cells of found photos; sheet_exact: share of all photos read exactly (cells, side, "
-              "coins); "
-              "score_exact: share of (photo, random legal card set) pairs whose read total equals the "
-              "true "
-              "total (unfound photos count as wrong); wrong_cells_flagged: share of wrong cells that "
-              "were "
-              "flagged low-confidence; cells_flagged: share of all cells flagged."]
+    lines += [
+        "",
+        "grid_found: share of photos; side_ok, grid_within_0.1u (every crossing within 0.1 u), "
+        "coins_exact: "
+        "share of found photos; shifted: found photos whose median crossing is > 0.5 u off (a "
+        "one-cell "
+        "shift); locally_off: found photos whose worst crossing is > 0.5 u off; cell_accuracy: "
+        "drawable "
+        "cells of found photos; sheet_exact: share of all photos read exactly (cells, side, "
+        "coins); "
+        "score_exact: share of (photo, random legal card set) pairs whose read total equals the "
+        "true "
+        "total (unfound photos count as wrong); wrong_cells_flagged: share of wrong cells that "
+        "were "
+        "flagged low-confidence; cells_flagged: share of all cells flagged.",
+    ]
     lines.append("")
-    lines.append("Per-class recall: " + ", ".join(f"{c} {v:.4f}" for c, v in res["per_class_recall"].items()))
+    lines.append(
+        "Per-class recall: " + ", ".join(f"{c} {v:.4f}" for c, v in res["per_class_recall"].items())
+    )
     lines.append("")
     classes = list(res["confusion"])
     lines.append("| true \\ read | " + " | ".join(classes) + " |")
@@ -357,12 +466,15 @@ def format_table(res: dict) -> str:
     for t in classes:
         lines.append(f"| {t} | " + " | ".join(str(res["confusion"][t][p]) for p in classes) + " |")
     lat, oc = res["latency_s"], res["one_core_12mp"]
-    lines += ["", f"Latency per photo (2 workers, mean {lat['mean_megapixels']:.1f} MP): p50 "
-                  f"{lat['p50']:.3f} s, "
-                  f"p95 {lat['p95']:.3f} s; throughput {res['photos_per_second']:.2f} photos/s with "
-                  f"{res['workers']} "
-                  f"workers; worker peak memory {res['peak_memory_mb_worker']:.0f} MB.",
-              f"12 MP photos on one core: p50 {oc['p50_s']:.3f} s, max {oc['max_s']:.3f} s, peak memory "
-              f"{oc['peak_memory_mb']:.0f} MB ({oc['photos']} photos).",
-              f"Read errors: {res['errors'] or 'none'}."]
+    lines += [
+        "",
+        f"Latency per photo (2 workers, mean {lat['mean_megapixels']:.1f} MP): p50 "
+        f"{lat['p50']:.3f} s, "
+        f"p95 {lat['p95']:.3f} s; throughput {res['photos_per_second']:.2f} photos/s with "
+        f"{res['workers']} "
+        f"workers; worker peak memory {res['peak_memory_mb_worker']:.0f} MB.",
+        f"12 MP photos on one core: p50 {oc['p50_s']:.3f} s, max {oc['max_s']:.3f} s, peak memory "
+        f"{oc['peak_memory_mb']:.0f} MB ({oc['photos']} photos).",
+        f"Read errors: {res['errors'] or 'none'}.",
+    ]
     return "\n".join(lines)

@@ -26,9 +26,13 @@ import numpy as np
 from scoring.sides import SIDES
 from vision.layout import GRID
 
-SCAN_SEED_BASE = 70_000_000  # photo seeds: SCAN_SEED_BASE + 100_000·seed + i (neither training's nor bench's)
+SCAN_SEED_BASE = (
+    70_000_000  # photo seeds: SCAN_SEED_BASE + 100_000·seed + i (neither training's nor bench's)
+)
 PAGE_LONG_SIDE = 3200  # pages are rendered this many pixels along their long side
-COLOUR_SATURATION = 40  # a page whose median saturation of inked pixels is above this is a colour printing
+COLOUR_SATURATION = (
+    40  # a page whose median saturation of inked pixels is above this is a colour printing
+)
 SCAN_DIR = ".scans"
 
 
@@ -39,10 +43,15 @@ def render_pages(art: Path, out: Path) -> list[Path]:
     pages = sorted(p for p in art.iterdir() if p.suffix.lower() in (".png", ".jpg", ".jpeg"))
     pdfs = sorted(art.glob("*.pdf"))
     if pdfs and shutil.which("pdftoppm") is None:
-        raise RuntimeError("rendering PDF pages needs poppler's pdftoppm (Debian: apt-get install poppler-utils)")
+        raise RuntimeError(
+            "rendering PDF pages needs poppler's pdftoppm (Debian: apt-get install poppler-utils)"
+        )
     for pdf in pdfs:
-        subprocess.run(["pdftoppm", "-png", "-scale-to", str(PAGE_LONG_SIDE), str(pdf), str(out / pdf.stem)],
-                       check=True, capture_output=True)
+        subprocess.run(
+            ["pdftoppm", "-png", "-scale-to", str(PAGE_LONG_SIDE), str(pdf), str(out / pdf.stem)],
+            check=True,
+            capture_output=True,
+        )
         pages += sorted(out.glob(f"{pdf.stem}-*.png"))
     return pages
 
@@ -76,8 +85,12 @@ def flat_grid_corners(sheet: np.ndarray) -> np.ndarray | None:
     gray = cv2.cvtColor(sheet, cv2.COLOR_BGR2GRAY)
     dark = (gray < 140).astype(np.uint8)
     h, w = dark.shape
-    rows = cv2.morphologyEx(dark, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (w // 5, 1)))
-    cols = cv2.morphologyEx(dark, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (1, h // 8)))
+    rows = cv2.morphologyEx(
+        dark, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (w // 5, 1))
+    )
+    cols = cv2.morphologyEx(
+        dark, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (1, h // 8))
+    )
     ys = _evenly_spaced(_line_centres(rows.sum(axis=1).astype(float)))
     xs = _evenly_spaced(_line_centres(cols.sum(axis=0).astype(float)))
     if ys is None or xs is None:
@@ -131,7 +144,9 @@ def prepare_scans(art: str | Path, log=print) -> list[dict]:
     for page_path in render_pages(art, out):
         page = cv2.imread(str(page_path))
         h, w = page.shape[:2]
-        halves = [page[:, : w // 2], page[:, w // 2:]] if w > h else [page]  # a landscape page: two sheets
+        halves = (
+            [page[:, : w // 2], page[:, w // 2 :]] if w > h else [page]
+        )  # a landscape page: two sheets
         for k, half in enumerate(halves):
             corners = grid_corners(half)
             name = f"{page_path.stem}-{k}"
@@ -140,9 +155,15 @@ def prepare_scans(art: str | Path, log=print) -> list[dict]:
                 continue
             file = out / f"{name}.png"
             cv2.imwrite(str(file), half)
-            sheets.append({"file": str(file), "corners_px": np.round(corners, 2).tolist(),
-                           "side": printed_side(half, corners), "printing": printing_name(half),
-                           "page": page_path.name})
+            sheets.append(
+                {
+                    "file": str(file),
+                    "corners_px": np.round(corners, 2).tolist(),
+                    "side": printed_side(half, corners),
+                    "printing": printing_name(half),
+                    "page": page_path.name,
+                }
+            )
             log(f"{name}: {sheets[-1]['printing']} side {sheets[-1]['side']}")
     if not sheets:
         raise RuntimeError(f"{art}: no sheet found in its PDFs or scans")
@@ -161,7 +182,9 @@ def _scanned(spec: dict):
     if spec["file"] not in _LOADED:
         page = cv2.imread(spec["file"])
         # a second sheet printed beside it on the page shows in the photo, as on the real page
-        _LOADED[spec["file"]] = scanned_sheet(page, spec["corners_px"], spec["side"], spec["printing"], margin_u=1.5)
+        _LOADED[spec["file"]] = scanned_sheet(
+            page, spec["corners_px"], spec["side"], spec["printing"], margin_u=1.5
+        )
     return _LOADED[spec["file"]]
 
 
@@ -180,8 +203,9 @@ def _generate(job: tuple[int, dict, str]) -> str:
     return str(path)
 
 
-def run_scan_benchmark(art: str | Path, n: int, seed: int, workers: int = 2, log=print,
-                       photo_dir: str | None = None) -> dict:
+def run_scan_benchmark(
+    art: str | Path, n: int, seed: int, workers: int = 2, log=print, photo_dir: str | None = None
+) -> dict:
     """Photograph the prepared sheets of ``art`` ``n`` times (cycling through them), read the photos
     and tally every figure of :mod:`vision.bench` overall, per printing and per printing and
     side."""
@@ -192,15 +216,20 @@ def run_scan_benchmark(art: str | Path, n: int, seed: int, workers: int = 2, log
     with tempfile.TemporaryDirectory(prefix="bench-scans-") as tmp:
         folder = Path(photo_dir or tmp)
         folder.mkdir(parents=True, exist_ok=True)
-        jobs = [(s, sheets[i % len(sheets)], str(folder)) for i, s in enumerate(seeds)
-                if not (folder / f"{s}.json").exists()]
+        jobs = [
+            (s, sheets[i % len(sheets)], str(folder))
+            for i, s in enumerate(seeds)
+            if not (folder / f"{s}.json").exists()
+        ]
         t0 = time.time()
         ctx = get_context("spawn")
         if jobs:
             with ctx.Pool(workers) as pool:
                 pool.map(_generate, jobs, chunksize=2)
-        log(f"generated {len(jobs)} photos of {len(sheets)} printed sheets in "
-            f"{time.time() - t0:.0f} s")
+        log(
+            f"generated {len(jobs)} photos of {len(sheets)} printed sheets in "
+            f"{time.time() - t0:.0f} s"
+        )
         t0 = time.perf_counter()
         with ctx.Pool(workers) as pool:
             results = pool.map(_read_one, [str(folder / f"{s}.jpg") for s in seeds], chunksize=2)
@@ -212,33 +241,65 @@ def run_scan_benchmark(art: str | Path, n: int, seed: int, workers: int = 2, log
         groups["printing and side"][f"{r['printing']} {r['true_side']}"].add(r)
     secs = np.array([r["seconds"] for r in results])
     return {
-        "n": n, "seed": seed, "seed_range": [seeds[0], seeds[-1]], "workers": workers,
+        "n": n,
+        "seed": seed,
+        "seed_range": [seeds[0], seeds[-1]],
+        "workers": workers,
         "sheets": [{k: v for k, v in s.items() if k != "corners_px"} for s in sheets],
         "groups": {g: {k: t.row() for k, t in sorted(v.items())} for g, v in groups.items()},
         "latency_s": {"p50": float(np.percentile(secs, 50)), "p95": float(np.percentile(secs, 95))},
-        "errors": {e: sum(r.get("error") == e for r in results) for e in {r.get("error") for r in results} if e},
-        "photos": [{k: v for k, v in r.items() if k != "cells"}
-                   | {"wrong_cells": sum(t != p for t, p, _, _ in r.get("cells", []))} for r in results],
+        "errors": {
+            e: sum(r.get("error") == e for r in results)
+            for e in {r.get("error") for r in results}
+            if e
+        },
+        "photos": [
+            {k: v for k, v in r.items() if k != "cells"}
+            | {"wrong_cells": sum(t != p for t, p, _, _ in r.get("cells", []))}
+            for r in results
+        ],
     }
 
 
 def format_scan_table(res: dict) -> str:
     """Markdown table of a scan benchmark result."""
-    cols = ["photos", "grid_found", "side_ok", "shifted", "cell_accuracy", "sheet_exact", "coins_exact",
-            "wrong_cells_flagged", "cells_flagged"]
-    lines = [f"Other printings: {res['n']} photos of {len(res['sheets'])} printed sheets, seed "
-             f"{res['seed']}", "",
-             "| group | " + " | ".join(cols) + " |", "|---" * (len(cols) + 1) + "|"]
+    cols = [
+        "photos",
+        "grid_found",
+        "side_ok",
+        "shifted",
+        "cell_accuracy",
+        "sheet_exact",
+        "coins_exact",
+        "wrong_cells_flagged",
+        "cells_flagged",
+    ]
+    lines = [
+        f"Other printings: {res['n']} photos of {len(res['sheets'])} printed sheets, seed "
+        f"{res['seed']}",
+        "",
+        "| group | " + " | ".join(cols) + " |",
+        "|---" * (len(cols) + 1) + "|",
+    ]
     for g in ("all", "printing", "printing and side"):
         for k, row in res["groups"].get(g, {}).items():
-            cells = [str(row[c]) if c in ("photos", "shifted") else f"{row[c]:.4f}" if c == "cell_accuracy"
-                     else f"{row[c]:.3f}" for c in cols]
+            cells = [
+                str(row[c])
+                if c in ("photos", "shifted")
+                else f"{row[c]:.4f}"
+                if c == "cell_accuracy"
+                else f"{row[c]:.3f}"
+                for c in cols
+            ]
             lines.append(f"| {g}: {k} | " + " | ".join(cells) + " |")
     lat = res["latency_s"]
-    lines += ["", "grid_found: share of photos; side_ok, coins_exact: share of found photos; shifted: "
-                  "found photos "
-                  "read turned or a cell off (median crossing > 0.5 u from the truth); cells: drawable "
-                  "cells of "
-                  f"found photos; latency per photo p50 {lat['p50']:.3f} s, p95 {lat['p95']:.3f} s; "
-                  f"read errors: {res['errors'] or 'none'}."]
+    lines += [
+        "",
+        "grid_found: share of photos; side_ok, coins_exact: share of found photos; shifted: "
+        "found photos "
+        "read turned or a cell off (median crossing > 0.5 u from the truth); cells: drawable "
+        "cells of "
+        f"found photos; latency per photo p50 {lat['p50']:.3f} s, p95 {lat['p95']:.3f} s; "
+        f"read errors: {res['errors'] or 'none'}.",
+    ]
     return "\n".join(lines)

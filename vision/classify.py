@@ -50,8 +50,14 @@ MODEL_FILE = MODEL_DIR / "reader.npz"
 META_FILE = MODEL_DIR / "reader.json"
 
 #: What a player can draw on a cell: the classes of the cell model, in this order.
-CELL_CLASSES: tuple[Terrain, ...] = (Terrain.EMPTY, Terrain.FOREST, Terrain.VILLAGE, Terrain.FARM,
-                                     Terrain.WATER, Terrain.MONSTER)
+CELL_CLASSES: tuple[Terrain, ...] = (
+    Terrain.EMPTY,
+    Terrain.FOREST,
+    Terrain.VILLAGE,
+    Terrain.FARM,
+    Terrain.WATER,
+    Terrain.MONSTER,
+)
 
 #: The layout of the model file's arrays (:func:`save_model`);
 #: a file of another layout asks for retraining.
@@ -71,11 +77,24 @@ UNFAMILIAR_LOW_CONFIDENCE = 0.9999
 #: Colour measures (vision.features names) the
 #: sheet-context stage compares between cells of a sheet.
 CONTEXT_FEATURES: tuple[str, ...] = (
-    "dL_mean", "dL_p75", "da_mean", "db_mean", "da_ink", "db_ink", "chroma_mean", "coloured", "coloured2", "ink12",
-    "ink25", *(f"hue{b}" for b in range(HUE_BINS)))
+    "dL_mean",
+    "dL_p75",
+    "da_mean",
+    "db_mean",
+    "da_ink",
+    "db_ink",
+    "chroma_mean",
+    "coloured",
+    "coloured2",
+    "ink12",
+    "ink25",
+    *(f"hue{b}" for b in range(HUE_BINS)),
+)
 _CONTEXT_COLUMNS = [CELL_FEATURE_NAMES.index(n) for n in CONTEXT_FEATURES]
 _SIDE_B = CELL_FEATURE_NAMES.index("side_b")
-CONTEXT_SURE = 0.9  # a cell counts towards its class's colour on the sheet when the networks give it this
+CONTEXT_SURE = (
+    0.9  # a cell counts towards its class's colour on the sheet when the networks give it this
+)
 CONTEXT_MAX_COUNT = 20  # sure cells of a class counted up to this many
 CONTEXT_NONE = 10.0  # distance reported when a class has no sure cell on the sheet (scaled units)
 #: Nearby paper (:func:`nearby_paper`): how fast a cell's weight as a neighbour falls off with
@@ -83,7 +102,14 @@ CONTEXT_NONE = 10.0  # distance reported when a class has no sure cell on the sh
 #: the nearby paper the stage reads. σ 1.0 read the fewest dev cells wrong among 0.7–2.5, and
 #: comparing with sure empty cells only beat comparing with every class's.
 NEARBY_SIGMA = 1.0
-NEARBY_DIFFERENCES: tuple[str, ...] = ("dL_mean", "dL_p75", "da_mean", "db_mean", "coloured", "ink12")
+NEARBY_DIFFERENCES: tuple[str, ...] = (
+    "dL_mean",
+    "dL_p75",
+    "da_mean",
+    "db_mean",
+    "coloured",
+    "ink12",
+)
 _NEARBY_COLUMNS = [CONTEXT_FEATURES.index(n) for n in NEARBY_DIFFERENCES]
 #: the context stage's share of a cell's probabilities (the networks have the rest). On the shipped
 #: stage
@@ -106,8 +132,12 @@ class ReaderModel:
     shape: list  # networks over CELL_FEATURE_NAMES, classes 0…5 = CELL_CLASSES
     coins: object  # boosted trees over vision.coins features, class 1 = coin filled
     meta: dict = field(default_factory=dict)
-    context: object | None = None  # HistGradientBoostingClassifier over context_inputs(); None: networks only
-    context_scale: np.ndarray | None = None  # (len(CONTEXT_FEATURES),) spread of each measure in training
+    context: object | None = (
+        None  # HistGradientBoostingClassifier over context_inputs(); None: networks only
+    )
+    context_scale: np.ndarray | None = (
+        None  # (len(CONTEXT_FEATURES),) spread of each measure in training
+    )
     nearby_paper: bool = False  # the context stage also reads nearby_paper() (older files do not)
     sheet_look: bool = False  # and sheet_look() (older files do not)
     # The first context round, one stage per half of the training photos (their mean is read); when
@@ -133,7 +163,10 @@ class ReaderModel:
         >>> model.sheet_threshold(np.array([1.0] * 90 + [0.8] * 10))
         (0.9999, True)
         """
-        unfamiliar = bool(len(confidences)) and float(np.mean(np.asarray(confidences) < UNSURE_BELOW)) > UNFAMILIAR_SHARE
+        unfamiliar = (
+            bool(len(confidences))
+            and float(np.mean(np.asarray(confidences) < UNSURE_BELOW)) > UNFAMILIAR_SHARE
+        )
         base = self.low_confidence_below
         return (max(base, UNFAMILIAR_LOW_CONFIDENCE) if unfamiliar else base), unfamiliar
 
@@ -154,7 +187,9 @@ class ReaderModel:
         if self.context is None or len(features) == 0:
             return networks
         trees = self.tree_probabilities(features)
-        inputs = context_inputs(features, networks, self.context_scale, self.nearby_paper, self.sheet_look, trees)
+        inputs = context_inputs(
+            features, networks, self.context_scale, self.nearby_paper, self.sheet_look, trees
+        )
         if self.first_context:
             first = np.mean([full_proba(stage, inputs) for stage in self.first_context], axis=0)
             inputs = second_round_inputs(inputs, mix_context(networks, first), sheet_side(features))
@@ -213,8 +248,14 @@ def drawable_neighbours(side: str) -> tuple[tuple[int, ...], ...]:
     """
     cells = SIDES[side].drawable
     index = {cell: i for i, cell in enumerate(cells)}
-    return tuple(tuple(index[(r + dr, c + dc)] for dr, dc in ((-1, 0), (0, -1), (0, 1), (1, 0)) if (r + dr, c + dc) in index)
-                 for r, c in cells)
+    return tuple(
+        tuple(
+            index[(r + dr, c + dc)]
+            for dr, dc in ((-1, 0), (0, -1), (0, 1), (1, 0))
+            if (r + dr, c + dc) in index
+        )
+        for r, c in cells
+    )
 
 
 def neighbour_summary(probabilities: np.ndarray, side: str) -> np.ndarray:
@@ -231,14 +272,16 @@ def neighbour_summary(probabilities: np.ndarray, side: str) -> np.ndarray:
     """
     neighbours = drawable_neighbours(side)
     if len(probabilities) != len(neighbours):
-        raise ValueError(f"neighbour_summary needs one whole sheet: {len(neighbours)} drawable cells on side "
-                         f"{side}, "
-                         f"got {len(probabilities)}")
+        raise ValueError(
+            f"neighbour_summary needs one whole sheet: {len(neighbours)} drawable cells on side "
+            f"{side}, "
+            f"got {len(probabilities)}"
+        )
     k = len(CELL_CLASSES)
     out = np.zeros((len(neighbours), 2 * k + 1))
     for i, js in enumerate(neighbours):
         q = probabilities[list(js)]
-        out[i, :k], out[i, k:2 * k], out[i, 2 * k] = q.mean(axis=0), q.max(axis=0), len(js)
+        out[i, :k], out[i, k : 2 * k], out[i, 2 * k] = q.mean(axis=0), q.max(axis=0), len(js)
     return out
 
 
@@ -255,7 +298,7 @@ def nearby_weights(side: str) -> np.ndarray:
     """
     rc = np.array(SIDES[side].drawable, dtype=np.float64)
     d2 = ((rc[:, None, :] - rc[None, :, :]) ** 2).sum(axis=-1)
-    w = np.exp(-d2 / (2 * NEARBY_SIGMA ** 2))
+    w = np.exp(-d2 / (2 * NEARBY_SIGMA**2))
     np.fill_diagonal(w, 0.0)
     return w
 
@@ -285,16 +328,20 @@ def nearby_paper(features: np.ndarray, probabilities: np.ndarray, scale: np.ndar
     """
     weights = nearby_weights(sheet_side(features))
     if len(features) != len(weights):
-        raise ValueError(f"nearby_paper needs one whole sheet: {len(weights)} drawable cells, got "
-                         f"{len(features)}")
+        raise ValueError(
+            f"nearby_paper needs one whole sheet: {len(weights)} drawable cells, got "
+            f"{len(features)}"
+        )
     z = scaled_colour(features, scale)
     w = weights * (probabilities[:, CELL_CLASSES.index(Terrain.EMPTY)] >= CONTEXT_SURE)[None, :]
     total = w.sum(axis=1)
     near = total > 1e-3
     diff = z - w @ z / np.maximum(total, 1e-9)[:, None]
     distance = np.where(near, np.linalg.norm(diff, axis=1), CONTEXT_NONE)
-    return np.concatenate([distance[:, None], total[:, None], np.where(near[:, None], diff[:, _NEARBY_COLUMNS], 0.0)],
-                          axis=1)
+    return np.concatenate(
+        [distance[:, None], total[:, None], np.where(near[:, None], diff[:, _NEARBY_COLUMNS], 0.0)],
+        axis=1,
+    )
 
 
 def sheet_look(features: np.ndarray, scale: np.ndarray) -> np.ndarray:
@@ -326,8 +373,14 @@ def sheet_side(features: np.ndarray) -> str:
     return "B" if features[0, _SIDE_B] > 0.5 else "A"
 
 
-def context_inputs(features: np.ndarray, probabilities: np.ndarray, scale: np.ndarray,
-                   nearby: bool = True, look: bool = True, trees: np.ndarray | None = None) -> np.ndarray:
+def context_inputs(
+    features: np.ndarray,
+    probabilities: np.ndarray,
+    scale: np.ndarray,
+    nearby: bool = True,
+    look: bool = True,
+    trees: np.ndarray | None = None,
+) -> np.ndarray:
     """Everything the (first round of the) sheet-context stage reads about one whole sheet:
     :func:`sheet_context` and :func:`neighbour_summary` of the networks' probabilities,
     :func:`nearby_paper` unless ``nearby`` is False (older models), :func:`sheet_look`
@@ -341,7 +394,10 @@ def context_inputs(features: np.ndarray, probabilities: np.ndarray, scale: np.nd
     >>> with_trees.shape[1] - context_inputs(x, p, one).shape[1]  # the trees' six
     6
     """
-    parts = [sheet_context(features, probabilities, scale), neighbour_summary(probabilities, sheet_side(features))]
+    parts = [
+        sheet_context(features, probabilities, scale),
+        neighbour_summary(probabilities, sheet_side(features)),
+    ]
     if nearby:
         parts.append(nearby_paper(features, probabilities, scale))
     if look:
@@ -351,7 +407,9 @@ def context_inputs(features: np.ndarray, probabilities: np.ndarray, scale: np.nd
     return np.concatenate(parts, axis=1)
 
 
-def second_round_inputs(first_inputs: np.ndarray, first_probabilities: np.ndarray, side: str) -> np.ndarray:
+def second_round_inputs(
+    first_inputs: np.ndarray, first_probabilities: np.ndarray, side: str
+) -> np.ndarray:
     """What the second context round reads about one whole sheet: the first round's inputs, the
     cell's probabilities after the first round and :func:`neighbour_summary` of them.
     A second round gained no more than random starts vary, so the shipped model has one.
@@ -360,7 +418,9 @@ def second_round_inputs(first_inputs: np.ndarray, first_probabilities: np.ndarra
     >>> second_round_inputs(np.zeros((116, 50)), p, "A").shape  # 50 + 13 + 6
     (116, 69)
     """
-    return np.concatenate([first_inputs, neighbour_summary(first_probabilities, side), first_probabilities], axis=1)
+    return np.concatenate(
+        [first_inputs, neighbour_summary(first_probabilities, side), first_probabilities], axis=1
+    )
 
 
 def mix_context(networks: np.ndarray, context: np.ndarray) -> np.ndarray:
@@ -392,8 +452,12 @@ def library_versions() -> dict[str, str]:
     import cv2
     import sklearn
 
-    return {"python": platform.python_version(), "numpy": np.__version__, "scikit-learn": sklearn.__version__,
-            "opencv": cv2.__version__}
+    return {
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "scikit-learn": sklearn.__version__,
+        "opencv": cv2.__version__,
+    }
 
 
 def _parts(model: ReaderModel) -> dict[str, object]:
@@ -407,12 +471,16 @@ def _parts(model: ReaderModel) -> dict[str, object]:
     return parts
 
 
-def save_model(model: ReaderModel, model_file: Path = MODEL_FILE, meta_file: Path = META_FILE) -> None:
+def save_model(
+    model: ReaderModel, model_file: Path = MODEL_FILE, meta_file: Path = META_FILE
+) -> None:
     """Write the model as one compressed npz of plain arrays (:mod:`vision.inference`; fitted
     scikit-learn estimators are exported and checked first) and its metadata as JSON."""
-    arrays: dict[str, np.ndarray] = {"format": np.array(FILE_FORMAT),
-                                     "cell_feature_names": np.array(CELL_FEATURE_NAMES),
-                                     "coin_feature_names": np.array(COIN_FEATURE_NAMES)}
+    arrays: dict[str, np.ndarray] = {
+        "format": np.array(FILE_FORMAT),
+        "cell_feature_names": np.array(CELL_FEATURE_NAMES),
+        "coin_feature_names": np.array(COIN_FEATURE_NAMES),
+    }
     for key, part in _parts(model).items():
         arrays.update(to_arrays(export(part), f"{key}/"))
     if model.context_scale is not None:
@@ -436,24 +504,37 @@ def load_model(model_file: Path = MODEL_FILE, meta_file: Path = META_FILE) -> Re
         with np.load(model_file, allow_pickle=False) as npz:
             arrays = {key: npz[key] for key in npz.files}
     except (ValueError, OSError, zipfile.BadZipFile) as e:
-        raise ModelMissingError(f"{model_file} is not a reader model file ({e}): run 'cartographers train'") from None
+        raise ModelMissingError(
+            f"{model_file} is not a reader model file ({e}): run 'cartographers train'"
+        ) from None
     if "format" not in arrays or int(arrays["format"]) != FILE_FORMAT:
-        raise ModelMissingError(f"{model_file} is a model from another version of the reader: run 'cartographers train'")
-    for key, names in (("cell_feature_names", CELL_FEATURE_NAMES), ("coin_feature_names", COIN_FEATURE_NAMES)):
+        raise ModelMissingError(
+            f"{model_file} is a model from another version of the reader: run 'cartographers train'"
+        )
+    for key, names in (
+        ("cell_feature_names", CELL_FEATURE_NAMES),
+        ("coin_feature_names", COIN_FEATURE_NAMES),
+    ):
         if arrays[key].tolist() != list(names):
-            raise ModelMissingError(f"{model_file} was trained on other {key.split('_')[0]} features than this reader "
-                                    "measures: run 'cartographers train'")
+            raise ModelMissingError(
+                f"{model_file} was trained on other {key.split('_')[0]} features than this reader "
+                "measures: run 'cartographers train'"
+            )
     meta = json.loads(meta_file.read_text()) if meta_file.exists() else {}
     count = lambda group: len({key.split("/")[1] for key in arrays if key.startswith(f"{group}/")})
     part = lambda key: from_arrays(arrays, f"{key}/")
     config = meta.get("config", {})  # which context inputs the file's stage reads
-    return ReaderModel(shape=[part(f"shape/{k}") for k in range(count("shape"))], coins=part("coins"), meta=meta,
-                       context=part("context") if "context/kind" in arrays else None,
-                       context_scale=arrays.get("context_scale"),
-                       first_context=[part(f"first_context/{k}") for k in range(count("first_context"))],
-                       trees=[part(f"trees/{k}") for k in range(count("trees"))],
-                       nearby_paper=bool(config.get("nearby_paper", False)),
-                       sheet_look=bool(config.get("sheet_look", False)))
+    return ReaderModel(
+        shape=[part(f"shape/{k}") for k in range(count("shape"))],
+        coins=part("coins"),
+        meta=meta,
+        context=part("context") if "context/kind" in arrays else None,
+        context_scale=arrays.get("context_scale"),
+        first_context=[part(f"first_context/{k}") for k in range(count("first_context"))],
+        trees=[part(f"trees/{k}") for k in range(count("trees"))],
+        nearby_paper=bool(config.get("nearby_paper", False)),
+        sheet_look=bool(config.get("sheet_look", False)),
+    )
 
 
 @lru_cache(maxsize=1)

@@ -48,8 +48,12 @@ class CoinReading:
 COUNT_TEMPERATURE = 0.5
 
 
-def count_from_probabilities(p_filled: np.ndarray, reliability: np.ndarray | None = None,
-                             temperature: float = COUNT_TEMPERATURE, most: int | None = None) -> CoinReading:
+def count_from_probabilities(
+    p_filled: np.ndarray,
+    reliability: np.ndarray | None = None,
+    temperature: float = COUNT_TEMPERATURE,
+    most: int | None = None,
+) -> CoinReading:
     """Most likely count ``k`` (first ``k`` coins filled) and its posterior probability.
 
     ``reliability`` (per coin, 0–1; :func:`coin_reliability` of the coin features) weighs each coin's
@@ -61,7 +65,11 @@ def count_from_probabilities(p_filled: np.ndarray, reliability: np.ndarray | Non
     ``0..most`` only.
     """
     p = np.clip(np.asarray(p_filled, dtype=np.float64), 1e-4, 1 - 1e-4)
-    w = np.ones_like(p) if reliability is None else np.clip(np.asarray(reliability, dtype=np.float64), 0.0, 1.0)
+    w = (
+        np.ones_like(p)
+        if reliability is None
+        else np.clip(np.asarray(reliability, dtype=np.float64), 0.0, 1.0)
+    )
     log_on, log_off = temperature * w * np.log(p), temperature * w * np.log(1 - p)
     n = len(p) if most is None else min(len(p), max(most, 0))
     loglik = np.array([log_on[:k].sum() + log_off[k:].sum() for k in range(n + 1)])
@@ -91,7 +99,9 @@ def most_coins(drawn_cells: int) -> int:
 #: so it can read as 0, sure. The strip alone cannot tell them apart (neither a full-vs-empty test on the
 #: print nor more full tracks in training did without misreading empty ones); the sheet can: 14 coins take
 #: most of a game, so a read of 0 on a well-filled map is doubted.
-FULL_TRACK_MIN_DRAWN = 40  # drawn cells (read, not empty) from which a read of 0 may be a full track
+FULL_TRACK_MIN_DRAWN = (
+    40  # drawn cells (read, not empty) from which a read of 0 may be a full track
+)
 FULL_TRACK_DOUBT = 0.25  # the share of its confidence it loses then (enough to flag it)
 
 
@@ -106,11 +116,18 @@ def doubt_empty_track(reading: CoinReading, drawn_cells: int) -> CoinReading:
 # ---- the track sampled at a high resolution, following the sheet's curl ----------------------
 
 COIN_PX = 64  # canonical pixels per u for the coin strip (coins are 0.38 u wide: ~24 px across)
-CURL_ROWS = (8, 9, 10, 11)  # the bottom crossing rows whose departure from the homography is extrapolated…
+CURL_ROWS = (
+    8,
+    9,
+    10,
+    11,
+)  # the bottom crossing rows whose departure from the homography is extrapolated…
 CURL_DEGREE = 1  # …as a straight line in y, per grid column (found grids are too noisy for more)
 
 
-def _curl_model(intersections: np.ndarray, rows: tuple[int, ...] = CURL_ROWS, degree: int = CURL_DEGREE):
+def _curl_model(
+    intersections: np.ndarray, rows: tuple[int, ...] = CURL_ROWS, degree: int = CURL_DEGREE
+):
     """u, v → photo px: the global homography plus each column's extrapolated departure from it.
 
     The global homography through all 144 crossings misses how the paper bends below the cell area
@@ -126,7 +143,9 @@ def _curl_model(intersections: np.ndarray, rows: tuple[int, ...] = CURL_ROWS, de
     sel = list(rows)
     resid = pts[sel] - _apply_h(h, ideal[sel])  # (len(rows), n, 2)
     vander = np.vander(np.array(sel, dtype=np.float64) - last, degree + 1)
-    coef = np.linalg.lstsq(vander, resid.reshape(len(sel), -1), rcond=None)[0].reshape(degree + 1, n, 2)
+    coef = np.linalg.lstsq(vander, resid.reshape(len(sel), -1), rcond=None)[0].reshape(
+        degree + 1, n, 2
+    )
 
     def to_photo(u: np.ndarray, v: np.ndarray) -> np.ndarray:
         u, v = np.asarray(u, dtype=np.float64), np.asarray(v, dtype=np.float64)
@@ -135,7 +154,9 @@ def _curl_model(intersections: np.ndarray, rows: tuple[int, ...] = CURL_ROWS, de
         g = 1 - f
         powers = [(v - last) ** (degree - k) for k in range(degree + 1)]
         out = _apply_h(h, np.stack([u, v], axis=-1))
-        for c in range(2):  # each coordinate's departure: a polynomial in v whose terms vary linearly in u
+        for c in range(
+            2
+        ):  # each coordinate's departure: a polynomial in v whose terms vary linearly in u
             for k, power in enumerate(powers):
                 ck = coef[k, :, c]
                 out[..., c] += power * (ck[j] * g + ck[j + 1] * f)
@@ -145,17 +166,27 @@ def _curl_model(intersections: np.ndarray, rows: tuple[int, ...] = CURL_ROWS, de
 
 
 REFINE_PX = 48  # canonical px per u of the search strip
-SECTIONS_U = ((0.85, 3.3), (2.7, 5.5), (4.9, 7.6), (7.0, 9.7), (9.1, 11.25))  # parts of the track matched on their own…
+SECTIONS_U = (
+    (0.85, 3.3),
+    (2.7, 5.5),
+    (4.9, 7.6),
+    (7.0, 9.7),
+    (9.1, 11.25),
+)  # parts of the track matched on their own…
 SECTION_REACH_U = 0.1  # …this close to the whole track's match
 REFINE_REACH_U = 0.4  # largest correction searched (the curl extrapolation is rarely further off)
-REFINE_ALONG_U = 0.3  # largest shift along the track (under half a coin pitch: the match cannot slip by a coin)
+REFINE_ALONG_U = (
+    0.3  # largest shift along the track (under half a coin pitch: the match cannot slip by a coin)
+)
 
 
 def _line_response(bgr: np.ndarray, px: int) -> np.ndarray:
     """Thin dark printed lines (band outline, coin rims) as a bright float image, in either side's colours."""
     low = bgr.min(axis=2) if bgr.ndim == 3 else bgr
     k = max(3, int(round(0.18 * px)) | 1)
-    resp = cv2.morphologyEx(low, cv2.MORPH_BLACKHAT, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))).astype(np.float32)
+    resp = cv2.morphologyEx(
+        low, cv2.MORPH_BLACKHAT, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))
+    ).astype(np.float32)
     return resp / (np.percentile(resp, 99) + 1.0)
 
 
@@ -164,7 +195,10 @@ def _track_template(px: int, x0: float, y0: float, w: int, h: int) -> np.ndarray
     g = GEOMETRY
     t = np.zeros((h, w), np.uint8)
     sh = 4  # fixed-point bits for sub-pixel drawing
-    to_px = lambda x, y: (int(round(((x - x0) * px - 0.5) * 16)), int(round(((y - y0) * px - 0.5) * 16)))  # noqa: E731
+    to_px = lambda x, y: (
+        int(round(((x - x0) * px - 0.5) * 16)),
+        int(round(((y - y0) * px - 0.5) * 16)),
+    )  # noqa: E731
     b = g.coin_band
     cv2.rectangle(t, to_px(b.x0, b.y0), to_px(b.x1, b.y1), 255, 2, cv2.LINE_AA, sh)
     for i in range(g.coin_count):
@@ -183,7 +217,9 @@ def _track_search(image: np.ndarray, to_photo, px: int) -> tuple[np.ndarray, np.
     us = tx0 - rx + (np.arange(int(round((tx1 - tx0 + 2 * rx) * px))) + 0.5) / px
     vs = ty0 - ry + (np.arange(int(round((ty1 - ty0 + 2 * ry) * px))) + 0.5) / px
     m = to_photo(*np.meshgrid(us, vs)).astype(np.float32)
-    strip = cv2.remap(image, m[..., 0], m[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    strip = cv2.remap(
+        image, m[..., 0], m[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    )
     resp = cv2.GaussianBlur(_line_response(strip, px), (0, 0), 0.7)
     tmpl = _track_template(px, tx0, ty0, int(round((tx1 - tx0) * px)), int(round((ty1 - ty0) * px)))
     return resp, tmpl
@@ -217,7 +253,9 @@ def refine_track(image: np.ndarray, to_photo, px: int = REFINE_PX):
         a, z = int(round((lo - tx0) * px)), int(round((hi - tx0) * px))
         sub = tmpl[:, a:z]
         ya, xa = max(0, cy - reach), max(0, cx - reach)
-        win = resp[ya:min(resp.shape[0], cy + reach + th), xa + a:min(resp.shape[1], cx + reach + z)]
+        win = resp[
+            ya : min(resp.shape[0], cy + reach + th), xa + a : min(resp.shape[1], cx + reach + z)
+        ]
         if win.shape[0] < sub.shape[0] + 2 or win.shape[1] < sub.shape[1] + 2:
             continue
         s = cv2.matchTemplate(win, sub, cv2.TM_CCOEFF_NORMED)
@@ -225,7 +263,12 @@ def refine_track(image: np.ndarray, to_photo, px: int = REFINE_PX):
         if s[jy, jx] < 0.15:
             continue
         knots.append((lo + hi) / 2)
-        offs.append(((xa + jx + _subpixel(s[jy, :], jx)) / px - rx, (ya + jy + _subpixel(s[:, jx], jy)) / px - ry))
+        offs.append(
+            (
+                (xa + jx + _subpixel(s[jy, :], jx)) / px - rx,
+                (ya + jy + _subpixel(s[:, jx], jy)) / px - ry,
+            )
+        )
     if len(knots) >= 2:
         k, o = np.array(knots), np.array(offs)
         off_x = lambda u: np.interp(u, k, o[:, 0])  # noqa: E731
@@ -284,12 +327,28 @@ RECENTRE_U = 0.12  # each coin's printed rim is looked for this far around where
 def _rim_template(px: int, half: int) -> np.ndarray:
     """A coin's printed rim and inner ring as thin blurred lines, centred in a (2·half+1)² float image."""
     ring = np.zeros((2 * half + 1, 2 * half + 1), np.float32)
-    cv2.circle(ring, (half, half), int(round(GEOMETRY.coin_radius * px)), 1.0, max(1, px // 32), cv2.LINE_AA)
-    cv2.circle(ring, (half, half), int(round(GEOMETRY.coin_radius * 0.62 * px)), 1.0, max(1, px // 48), cv2.LINE_AA)
+    cv2.circle(
+        ring,
+        (half, half),
+        int(round(GEOMETRY.coin_radius * px)),
+        1.0,
+        max(1, px // 32),
+        cv2.LINE_AA,
+    )
+    cv2.circle(
+        ring,
+        (half, half),
+        int(round(GEOMETRY.coin_radius * 0.62 * px)),
+        1.0,
+        max(1, px // 48),
+        cv2.LINE_AA,
+    )
     return cv2.GaussianBlur(ring, (0, 0), px / 64)
 
 
-def _recentre(strip_bgr: np.ndarray, px: int, centres: list[tuple[float, float]]) -> list[tuple[float, float]]:
+def _recentre(
+    strip_bgr: np.ndarray, px: int, centres: list[tuple[float, float]]
+) -> list[tuple[float, float]]:
     """Each coin centre moved onto its printed rim and inner ring (what is left of the placement error).
 
     Shifts are found per coin within ±RECENTRE_U, then replaced by the median of the coin and its
@@ -302,7 +361,9 @@ def _recentre(strip_bgr: np.ndarray, px: int, centres: list[tuple[float, float]]
     b, m = g.coin_band, 0.06
     us = x0 + (np.arange(resp.shape[1]) + 0.5) / px
     vs = y0 + (np.arange(resp.shape[0]) + 0.5) / px
-    resp = resp * (((vs > b.y0 + m) & (vs < b.y1 - m))[:, None] & ((us > b.x0 + m) & (us < b.x1 - m))[None, :])
+    resp = resp * (
+        ((vs > b.y0 + m) & (vs < b.y1 - m))[:, None] & ((us > b.x0 + m) & (us < b.x1 - m))[None, :]
+    )
     reach = max(1, int(round(RECENTRE_U * px)))
     half = int(round(g.coin_radius * 1.3 * px))
     size = 2 * half + 1
@@ -311,13 +372,16 @@ def _recentre(strip_bgr: np.ndarray, px: int, centres: list[tuple[float, float]]
     for cx, cy in centres:
         x0, y0 = int(round(cx)) - half - reach, int(round(cy)) - half - reach
         win = np.zeros((size + 2 * reach, size + 2 * reach), np.float32)
-        ys, xs = slice(max(0, y0), min(resp.shape[0], y0 + win.shape[0])), slice(max(0, x0), min(resp.shape[1], x0 + win.shape[1]))
-        win[ys.start - y0:ys.stop - y0, xs.start - x0:xs.stop - x0] = resp[ys, xs]
+        ys, xs = (
+            slice(max(0, y0), min(resp.shape[0], y0 + win.shape[0])),
+            slice(max(0, x0), min(resp.shape[1], x0 + win.shape[1])),
+        )
+        win[ys.start - y0 : ys.stop - y0, xs.start - x0 : xs.stop - x0] = resp[ys, xs]
         s = cv2.matchTemplate(win, ring, cv2.TM_CCORR)
         iy, ix = np.unravel_index(int(np.argmax(s)), s.shape)
         shifts.append((ix - reach + (int(round(cx)) - cx), iy - reach + (int(round(cy)) - cy)))
     sh = np.array(shifts, dtype=np.float64)
-    sm = np.array([np.median(sh[max(0, i - 1):i + 2], axis=0) for i in range(len(sh))])
+    sm = np.array([np.median(sh[max(0, i - 1) : i + 2], axis=0) for i in range(len(sh))])
     return [(cx + dx, cy + dy) for (cx, cy), (dx, dy) in zip(centres, sm)]
 
 
@@ -328,20 +392,33 @@ def _coin_windows(strip_bgr: np.ndarray, px: int):
     g = GEOMETRY
     x0, _, y0, _ = COIN_STRIP
     half = int(round(0.36 * px))
-    centres = _recentre(strip_bgr, px, [((cx - x0) * px - 0.5, (cy - y0) * px - 0.5)
-                                        for cx, cy in (g.coin_centre(i) for i in range(g.coin_count))])
-    yy, xx = np.mgrid[-half:half + 1, -half:half + 1].astype(np.float32)
+    centres = _recentre(
+        strip_bgr,
+        px,
+        [
+            ((cx - x0) * px - 0.5, (cy - y0) * px - 0.5)
+            for cx, cy in (g.coin_centre(i) for i in range(g.coin_count))
+        ],
+    )
+    yy, xx = np.mgrid[-half : half + 1, -half : half + 1].astype(np.float32)
     dist = np.hypot(xx, yy) / (g.coin_radius * px)
 
     def cut(a: np.ndarray, cx: float, cy: float) -> np.ndarray:
         m = np.float32([[1, 0, cx - half], [0, 1, cy - half]])
-        return cv2.warpAffine(a, m, (2 * half + 1, 2 * half + 1), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                              borderMode=cv2.BORDER_REPLICATE)
+        return cv2.warpAffine(
+            a,
+            m,
+            (2 * half + 1, 2 * half + 1),
+            flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+            borderMode=cv2.BORDER_REPLICATE,
+        )
 
     return centres, yy, xx, dist, cut
 
 
-def _coin_descriptors(strip_bgr: np.ndarray, px: int, windows=None) -> tuple[np.ndarray, np.ndarray]:
+def _coin_descriptors(
+    strip_bgr: np.ndarray, px: int, windows=None
+) -> tuple[np.ndarray, np.ndarray]:
     """Per coin, measures relative to the band around it: (14, D) descriptors and (14, P, P) L patches.
     ``windows``: :func:`_coin_windows` of this strip, when the caller already has them."""
     g = GEOMETRY
@@ -353,12 +430,18 @@ def _coin_descriptors(strip_bgr: np.ndarray, px: int, windows=None) -> tuple[np.
 
     # only inside the band: the paper beyond its two ends (next to the first and last coin) is another colour
     b = g.coin_band
-    inside = [(xx / px > b.x0 + 0.1 - u) & (xx / px < b.x1 - 0.1 - u)
-              for u, _ in (g.coin_centre(i) for i in range(g.coin_count))]
+    inside = [
+        (xx / px > b.x0 + 0.1 - u) & (xx / px < b.x1 - 0.1 - u)
+        for u, _ in (g.coin_centre(i) for i in range(g.coin_count))
+    ]
     # local band colour beside each coin (bright percentile, smoothed along the track) = this coin's light
-    refs = np.array([np.percentile(patch(img, cx, cy)[band_ref & ins], 80, axis=0)
-                     for (cx, cy), ins in zip(centres, inside)])
-    refs = np.array([np.median(refs[max(0, i - 1):i + 2], axis=0) for i in range(len(refs))])
+    refs = np.array(
+        [
+            np.percentile(patch(img, cx, cy)[band_ref & ins], 80, axis=0)
+            for (cx, cy), ins in zip(centres, inside)
+        ]
+    )
+    refs = np.array([np.median(refs[max(0, i - 1) : i + 2], axis=0) for i in range(len(refs))])
     out, patches = [], []
     k = max(3, int(round(0.12 * px)) | 1)
     kern = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
@@ -373,50 +456,110 @@ def _coin_descriptors(strip_bgr: np.ndarray, px: int, windows=None) -> tuple[np.
         bh = cv2.morphologyEx(L, cv2.MORPH_BLACKHAT, kern)
         gx = cv2.Sobel(L, cv2.CV_32F, 1, 0, ksize=3)
         gy = cv2.Sobel(L, cv2.CV_32F, 0, 1, ksize=3)
-        e0, e90 = (gx ** 2)[inner].mean(), (gy ** 2)[inner].mean()
+        e0, e90 = (gx**2)[inner].mean(), (gy**2)[inner].mean()
         e45, e135 = (((gx + gy) ** 2) / 2)[inner].mean(), (((gx - gy) ** 2) / 2)[inner].mean()
         tot = e0 + e90 + e45 + e135 + 1.0
         hp = np.abs(L - cv2.GaussianBlur(L, (0, 0), 1.0 * px / 64))
         dark = -log_rel.sum(axis=2)
         chroma = np.hypot(lab[..., 1], lab[..., 2])
-        out.append([
-            *log_rel[disc].mean(axis=0), L[disc].mean(), lab[..., 1][disc].mean(), lab[..., 2][disc].mean(),
-            L[disc].std(), np.percentile(L[disc], 10), np.percentile(L[disc], 50), chroma[disc].mean(),
-            bh[inner].mean(), np.percentile(bh[inner], 90), np.sqrt(tot),
-            (e45 + e135 - e0 - e90) / tot, min(e45, e135) / tot, abs(e45 - e135) / tot, hp[disc].mean(),
-            dark[outer & diag_sector & ins].mean(), dark[outer & ~diag_sector & ins].mean(), L[rim].mean(),
-            bh[outer & ins].mean(),
-        ])
+        out.append(
+            [
+                *log_rel[disc].mean(axis=0),
+                L[disc].mean(),
+                lab[..., 1][disc].mean(),
+                lab[..., 2][disc].mean(),
+                L[disc].std(),
+                np.percentile(L[disc], 10),
+                np.percentile(L[disc], 50),
+                chroma[disc].mean(),
+                bh[inner].mean(),
+                np.percentile(bh[inner], 90),
+                np.sqrt(tot),
+                (e45 + e135 - e0 - e90) / tot,
+                min(e45, e135) / tot,
+                abs(e45 - e135) / tot,
+                hp[disc].mean(),
+                dark[outer & diag_sector & ins].mean(),
+                dark[outer & ~diag_sector & ins].mean(),
+                L[rim].mean(),
+                bh[outer & ins].mean(),
+            ]
+        )
         patches.append(cv2.GaussianBlur(L, (0, 0), 1.0 * px / 64))
     return np.array(out, dtype=np.float32), np.array(patches, dtype=np.float32)
 
 
-def _patch_distances(patches: np.ndarray, template: np.ndarray, mask: np.ndarray, shift: int) -> np.ndarray:
+def _patch_distances(
+    patches: np.ndarray, template: np.ndarray, mask: np.ndarray, shift: int
+) -> np.ndarray:
     """Mean |patch − template| over ``mask`` for every patch, minimised over small shifts of the template."""
-    shifted = np.stack([np.roll(template, (dy, dx), axis=(0, 1))[mask]
-                        for dy in range(-shift, shift + 1) for dx in range(-shift, shift + 1)])  # (S, M)
+    shifted = np.stack(
+        [
+            np.roll(template, (dy, dx), axis=(0, 1))[mask]
+            for dy in range(-shift, shift + 1)
+            for dx in range(-shift, shift + 1)
+        ]
+    )  # (S, M)
     return np.abs(patches[:, mask][:, None, :] - shifted[None]).mean(axis=2).min(axis=1)
 
 
 DESCRIPTOR_NAMES = [
-    "logrel_b", "logrel_g", "logrel_r", "L", "a", "b", "L_std", "L_p10", "L_p50", "chroma",
-    "blackhat", "blackhat_p90", "gradient", "diagonal", "both_diagonals", "one_diagonal", "fine_texture",
-    "outer_dark_diagonal", "outer_dark_axis", "rim_L", "outer_blackhat",
-    "diff_last_coins", "diff_first_coin", "diff_track_median",
+    "logrel_b",
+    "logrel_g",
+    "logrel_r",
+    "L",
+    "a",
+    "b",
+    "L_std",
+    "L_p10",
+    "L_p50",
+    "chroma",
+    "blackhat",
+    "blackhat_p90",
+    "gradient",
+    "diagonal",
+    "both_diagonals",
+    "one_diagonal",
+    "fine_texture",
+    "outer_dark_diagonal",
+    "outer_dark_axis",
+    "rim_L",
+    "outer_blackhat",
+    "diff_last_coins",
+    "diff_first_coin",
+    "diff_track_median",
 ]
 #: descriptors the change point looks at: colour, darkness, strokes, texture, and the patch differences
 DESCRIPTOR_CONTEXT = (0, 1, 2, 3, 5, 6, 10, 11, 12, 13, 16, 21, 22)
-CONTEXT_NAMES = ["index", "before_split", "split_k", "split_gain", "prefix_preference",
-                 "split_diff_L", "split_diff_L_std", "split_diff_blackhat", "split_diff_diagonal", "split_diff_last",
-                 "track_range_L", "track_range_blackhat", "track_range_diff_last"]
+CONTEXT_NAMES = [
+    "index",
+    "before_split",
+    "split_k",
+    "split_gain",
+    "prefix_preference",
+    "split_diff_L",
+    "split_diff_L_std",
+    "split_diff_blackhat",
+    "split_diff_diagonal",
+    "split_diff_last",
+    "track_range_L",
+    "track_range_blackhat",
+    "track_range_diff_last",
+]
 APPEARANCE_FEATURE_NAMES: list[str] = (
-    DESCRIPTOR_NAMES + [f"{n}-last3" for n in DESCRIPTOR_NAMES] + [f"{n}-median" for n in DESCRIPTOR_NAMES]
-    + [f"{n}-first" for n in DESCRIPTOR_NAMES] + [f"{n}-previous" for n in DESCRIPTOR_NAMES]
-    + [f"next-{n}" for n in DESCRIPTOR_NAMES] + CONTEXT_NAMES
+    DESCRIPTOR_NAMES
+    + [f"{n}-last3" for n in DESCRIPTOR_NAMES]
+    + [f"{n}-median" for n in DESCRIPTOR_NAMES]
+    + [f"{n}-first" for n in DESCRIPTOR_NAMES]
+    + [f"{n}-previous" for n in DESCRIPTOR_NAMES]
+    + [f"next-{n}" for n in DESCRIPTOR_NAMES]
+    + CONTEXT_NAMES
 )
 
 
-def appearance_features(strip_bgr: np.ndarray, px: int, paper: PaperModel | None = None, windows=None) -> np.ndarray:
+def appearance_features(
+    strip_bgr: np.ndarray, px: int, paper: PaperModel | None = None, windows=None
+) -> np.ndarray:
     """(14, F) features of each coin from the high-resolution strip, judged against the track itself.
 
     Each coin is measured relative to the band beside it (local light), then compared with the
@@ -428,7 +571,7 @@ def appearance_features(strip_bgr: np.ndarray, px: int, paper: PaperModel | None
     d, patches = _coin_descriptors(strip_bgr, px, windows)
     n = len(d)
     half = patches.shape[1] // 2
-    yy, xx = np.mgrid[-half:half + 1, -half:half + 1]
+    yy, xx = np.mgrid[-half : half + 1, -half : half + 1]
     mask = np.hypot(xx, yy) <= GEOMETRY.coin_radius * px * 1.1
     shift = max(1, int(round(0.04 * px)))
     tmpl_last = np.median(patches[-3:], axis=0)
@@ -443,21 +586,29 @@ def appearance_features(strip_bgr: np.ndarray, px: int, paper: PaperModel | None
     # change point over a standardised subset: gain of splitting the track after k coins
     z = d[:, list(DESCRIPTOR_CONTEXT)]
     z = (z - z.mean(axis=0)) / (z.std(axis=0) + 1e-3 + 0.05 * np.abs(z).mean(axis=0))
-    total = float((z ** 2).sum()) + 1e-6
+    total = float((z**2).sum()) + 1e-6
     gain = np.zeros(n + 1)
     for k in range(1, n):
         a, b = z[:k], z[k:]
         gain[k] = 1 - (((a - a.mean(0)) ** 2).sum() + ((b - b.mean(0)) ** 2).sum()) / total
     kbest = int(np.argmax(gain))
     idx = np.arange(n)
-    in_prefix = np.array([gain[i + 1:].max() - gain[:i + 1].max() for i in range(n)])
+    in_prefix = np.array([gain[i + 1 :].max() - gain[: i + 1].max() for i in range(n)])
     raw_split = d[:kbest].mean(0) - d[kbest:].mean(0) if 0 < kbest < n else np.zeros(d.shape[1])
-    context = np.column_stack([
-        idx, idx < kbest, np.full(n, kbest), np.full(n, gain[kbest]), in_prefix,
-        np.repeat(raw_split[None, [3, 6, 10, 13, d.shape[1] - 3]], n, axis=0),
-        np.repeat(np.ptp(d[:, [3, 10, d.shape[1] - 3]], axis=0)[None], n, axis=0),
-    ])
-    return np.concatenate([d, d - suffix, d - med, d - d[:1], d - prev, nxt - d, context], axis=1).astype(np.float32)
+    context = np.column_stack(
+        [
+            idx,
+            idx < kbest,
+            np.full(n, kbest),
+            np.full(n, gain[kbest]),
+            in_prefix,
+            np.repeat(raw_split[None, [3, 6, 10, 13, d.shape[1] - 3]], n, axis=0),
+            np.repeat(np.ptp(d[:, [3, 10, d.shape[1] - 3]], axis=0)[None], n, axis=0),
+        ]
+    )
+    return np.concatenate(
+        [d, d - suffix, d - med, d - d[:1], d - prev, nxt - d, context], axis=1
+    ).astype(np.float32)
 
 
 def track_match(image: np.ndarray, fit: GridFit, px: int = REFINE_PX) -> float:
@@ -477,7 +628,9 @@ def track_match(image: np.ndarray, fit: GridFit, px: int = REFINE_PX) -> float:
 #: ``draw_mountain``): its centre in u from the cell's top-left corner, and its radius (a track coin's is 0.19)
 MOUNTAIN_COIN_U = (0.8, 0.2)
 MOUNTAIN_COIN_RADIUS_U = 0.1
-MOUNTAIN_REACH_U = 0.08  # the coin is looked for this far around where the grid puts it (found grids' error)
+MOUNTAIN_REACH_U = (
+    0.08  # the coin is looked for this far around where the grid puts it (found grids' error)
+)
 MOUNTAIN_PX = 64  # px per u of the mountain coin's window (as COIN_PX: both coins sampled alike)
 #: the gold compared: inside the mountain coin's inner ring (0.062 u) and inside a track coin's (0.118 u)
 MOUNTAIN_CENTRE_U = 0.045
@@ -494,9 +647,16 @@ MOUNTAIN_REFERENCE_COINS = 2
 #: Each track coin against the printed mountain coins of the same photo: they help most on nearly full
 #: tracks, which have no unmarked coin of their own to compare with.
 MOUNTAIN_FEATURE_NAMES = [
-    "darkness-mountain", "texture-mountain", "darkness-mountain_z", "darkness-mountain_z-last3",
-    "darkness-mountain_z-first3", "darkness-mountain-last3", "texture-mountain-last3", "darkness-mountain-first3",
-    "mountain_radius_px", "mountain_match",
+    "darkness-mountain",
+    "texture-mountain",
+    "darkness-mountain_z",
+    "darkness-mountain_z-last3",
+    "darkness-mountain_z-first3",
+    "darkness-mountain-last3",
+    "texture-mountain-last3",
+    "darkness-mountain-first3",
+    "mountain_radius_px",
+    "mountain_match",
 ]
 
 
@@ -511,7 +671,9 @@ class MountainCoins:
     radius_px: float
 
 
-def _centre_descriptor(window_bgr: np.ndarray, centre: np.ndarray, paper_bgr: np.ndarray) -> list[float]:
+def _centre_descriptor(
+    window_bgr: np.ndarray, centre: np.ndarray, paper_bgr: np.ndarray
+) -> list[float]:
     """Darkness and texture of a coin's centre (grey mean and spread as shares of the paper's grey): a
     brighter or dimmer light leaves them unchanged."""
     grey = window_bgr[centre].astype(np.float64).mean(axis=1)
@@ -519,15 +681,31 @@ def _centre_descriptor(window_bgr: np.ndarray, centre: np.ndarray, paper_bgr: np
     return [1.0 - float(grey.mean()) / paper_grey, float(grey.std()) / paper_grey]
 
 
-def _mountain_window(image: np.ndarray, intersections: np.ndarray, cell: tuple[int, int], px: int) -> np.ndarray:
+def _mountain_window(
+    image: np.ndarray, intersections: np.ndarray, cell: tuple[int, int], px: int
+) -> np.ndarray:
     """The square around a mountain cell's printed coin (± 1.5 radii + the reach), through the cell's own four crossings."""
     r, c = cell
-    quad = np.float32([intersections[r, c], intersections[r, c + 1], intersections[r + 1, c + 1], intersections[r + 1, c]])
+    quad = np.float32(
+        [
+            intersections[r, c],
+            intersections[r, c + 1],
+            intersections[r + 1, c + 1],
+            intersections[r + 1, c],
+        ]
+    )
     to_photo = cv2.getPerspectiveTransform(np.float32([[0, 0], [px, 0], [px, px], [0, px]]), quad)
     half = int(round((MOUNTAIN_COIN_RADIUS_U * 1.5 + MOUNTAIN_REACH_U) * px))
-    shift = np.array([[1, 0, MOUNTAIN_COIN_U[0] * px - half], [0, 1, MOUNTAIN_COIN_U[1] * px - half], [0, 0, 1]])
-    return cv2.warpPerspective(image, to_photo @ shift, (2 * half + 1, 2 * half + 1),
-                               flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
+    shift = np.array(
+        [[1, 0, MOUNTAIN_COIN_U[0] * px - half], [0, 1, MOUNTAIN_COIN_U[1] * px - half], [0, 0, 1]]
+    )
+    return cv2.warpPerspective(
+        image,
+        to_photo @ shift,
+        (2 * half + 1, 2 * half + 1),
+        flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+        borderMode=cv2.BORDER_REPLICATE,
+    )
 
 
 def _coin_template(px: int, radius_u: float, half: int) -> np.ndarray:
@@ -536,31 +714,48 @@ def _coin_template(px: int, radius_u: float, half: int) -> np.ndarray:
     r = int(round(radius_u * px))
     cv2.circle(t, (half, half), r, 1.0, -1, cv2.LINE_AA)
     cv2.circle(t, (half, half), r, 0.3, max(1, int(round(0.025 * px))), cv2.LINE_AA)
-    cv2.circle(t, (half, half), int(round(0.62 * radius_u * px)), 0.3, max(1, int(round(0.015 * px))), cv2.LINE_AA)
+    cv2.circle(
+        t,
+        (half, half),
+        int(round(0.62 * radius_u * px)),
+        0.3,
+        max(1, int(round(0.015 * px))),
+        cv2.LINE_AA,
+    )
     return cv2.GaussianBlur(t, (0, 0), px / 64)
 
 
-def _mountain_descriptor(window_bgr: np.ndarray, paper_bgr: np.ndarray, px: int) -> tuple[list[float], float]:
+def _mountain_descriptor(
+    window_bgr: np.ndarray, paper_bgr: np.ndarray, px: int
+) -> tuple[list[float], float]:
     """(:func:`_centre_descriptor`, template match) of one mountain coin, found in its window by its printed look."""
     half = int(round(MOUNTAIN_COIN_RADIUS_U * 1.3 * px))
     grey = window_bgr.astype(np.float32).mean(axis=2)
-    score = cv2.matchTemplate(grey, _coin_template(px, MOUNTAIN_COIN_RADIUS_U, half), cv2.TM_CCOEFF_NORMED)
+    score = cv2.matchTemplate(
+        grey, _coin_template(px, MOUNTAIN_COIN_RADIUS_U, half), cv2.TM_CCOEFF_NORMED
+    )
     iy, ix = np.unravel_index(int(np.argmax(score)), score.shape)
-    yy, xx = np.mgrid[0:window_bgr.shape[0], 0:window_bgr.shape[1]]
+    yy, xx = np.mgrid[0 : window_bgr.shape[0], 0 : window_bgr.shape[1]]
     centre = np.hypot(xx - ix - half, yy - iy - half) / px <= MOUNTAIN_CENTRE_U
     return _centre_descriptor(window_bgr, centre, paper_bgr), float(score[iy, ix])
 
 
-def mountain_coins(image: np.ndarray, upright: GridFit, side: str, paper: PaperModel,
-                   px: int = MOUNTAIN_PX) -> MountainCoins:
+def mountain_coins(
+    image: np.ndarray, upright: GridFit, side: str, paper: PaperModel, px: int = MOUNTAIN_PX
+) -> MountainCoins:
     """The printed coins of ``side``'s mountain cells in the upright grid, each against the paper model at its cell."""
     pts = np.asarray(upright.intersections, np.float64)
     rows = []
     for r, c in sorted(SIDES[side].mountains):
-        paper_bgr = np.asarray(paper.at(np.array([r]), np.array([c])), np.float64).reshape(3) * 255.0
+        paper_bgr = (
+            np.asarray(paper.at(np.array([r]), np.array([c])), np.float64).reshape(3) * 255.0
+        )
         rows.append(_mountain_descriptor(_mountain_window(image, pts, (r, c), px), paper_bgr, px))
-    return MountainCoins(np.array([d for d, _ in rows]), np.array([m for _, m in rows]),
-                         cell_side_px(pts) * MOUNTAIN_COIN_RADIUS_U)
+    return MountainCoins(
+        np.array([d for d, _ in rows]),
+        np.array([m for _, m in rows]),
+        cell_side_px(pts) * MOUNTAIN_COIN_RADIUS_U,
+    )
 
 
 def _track_centre_descriptors(strip_bgr: np.ndarray, px: int, windows) -> np.ndarray:
@@ -574,12 +769,16 @@ def _track_centre_descriptors(strip_bgr: np.ndarray, px: int, windows) -> np.nda
     centre = dist * g.coin_radius <= TRACK_CENTRE_U
     out = []
     for i, (cx, cy) in enumerate(centres):
-        paper_bgr = np.percentile(off_band[:, np.abs(us - g.coin_centre(i)[0]) < 0.45].reshape(-1, 3), 85, axis=0)
+        paper_bgr = np.percentile(
+            off_band[:, np.abs(us - g.coin_centre(i)[0]) < 0.45].reshape(-1, 3), 85, axis=0
+        )
         out.append(_centre_descriptor(cut(strip_bgr, cx, cy), centre, paper_bgr))
     return np.array(out)
 
 
-def mountain_features(strip_bgr: np.ndarray, px: int, mountains: MountainCoins | None, windows=None) -> np.ndarray:
+def mountain_features(
+    strip_bgr: np.ndarray, px: int, mountains: MountainCoins | None, windows=None
+) -> np.ndarray:
     """(14, len(MOUNTAIN_FEATURE_NAMES)) each track coin against the printed mountain coins of the same photo.
 
     A track's own unmarked end is what :func:`appearance_features` judges a coin against, and a full
@@ -600,28 +799,56 @@ def mountain_features(strip_bgr: np.ndarray, px: int, mountains: MountainCoins |
     diff = track - (darkest + np.asarray(MOUNTAIN_OFFSET))
     z = diff[:, 0] / (MOUNTAIN_DARKNESS_SCALE + spread[0])
     last3, first3 = np.median(diff[-3:], axis=0), np.median(diff[:3], axis=0)
-    context = [np.median(z[-3:]), np.median(z[:3]), last3[0], last3[1], first3[0], mountains.radius_px,
-               np.median(mountains.match)]
-    return np.column_stack([diff, z, np.repeat(np.array(context)[None], n, axis=0)]).astype(np.float32)
+    context = [
+        np.median(z[-3:]),
+        np.median(z[:3]),
+        last3[0],
+        last3[1],
+        first3[0],
+        mountains.radius_px,
+        np.median(mountains.match),
+    ]
+    return np.column_stack([diff, z, np.repeat(np.array(context)[None], n, axis=0)]).astype(
+        np.float32
+    )
 
 
 # ---- evidence that does not depend on the marking style, and how much each coin can tell ----------
 
 STYLE_FREE_DESCRIPTOR_NAMES = [
-    "print_contrast", "reliability", "saturated", "dark_disc", "dark_disc_p10", "colour_shift",
-    "ring_match", "extra_lines", "extra_lines_p90", "disc_spread",
+    "print_contrast",
+    "reliability",
+    "saturated",
+    "dark_disc",
+    "dark_disc_p10",
+    "colour_shift",
+    "ring_match",
+    "extra_lines",
+    "extra_lines_p90",
+    "disc_spread",
 ]
 #: columns of the style-free descriptors compared with the track (the rest are context)
 _COMPARED_DESCRIPTORS = (3, 4, 5, 6, 7, 8, 9)
 STYLE_FREE_FEATURE_NAMES: list[str] = (
-    STYLE_FREE_DESCRIPTOR_NAMES + [f"{STYLE_FREE_DESCRIPTOR_NAMES[i]}-last3" for i in _COMPARED_DESCRIPTORS]
+    STYLE_FREE_DESCRIPTOR_NAMES
+    + [f"{STYLE_FREE_DESCRIPTOR_NAMES[i]}-last3" for i in _COMPARED_DESCRIPTORS]
     + [f"{STYLE_FREE_DESCRIPTOR_NAMES[i]}-median" for i in _COMPARED_DESCRIPTORS]
     + [f"{STYLE_FREE_DESCRIPTOR_NAMES[i]}-unmarked_z" for i in _COMPARED_DESCRIPTORS]
-    + ["unlike_unmarked", "unlike_unmarked_upto", "unlike_unmarked_from", "before_unlike_split", "unlike_split_k",
-       "unlike_split_gain"]
+    + [
+        "unlike_unmarked",
+        "unlike_unmarked_upto",
+        "unlike_unmarked_from",
+        "before_unlike_split",
+        "unlike_split_k",
+        "unlike_split_gain",
+    ]
 )
-COIN_FEATURE_NAMES: list[str] = APPEARANCE_FEATURE_NAMES + STYLE_FREE_FEATURE_NAMES + MOUNTAIN_FEATURE_NAMES
-RELIABILITY_COLUMN = len(APPEARANCE_FEATURE_NAMES) + STYLE_FREE_DESCRIPTOR_NAMES.index("reliability")
+COIN_FEATURE_NAMES: list[str] = (
+    APPEARANCE_FEATURE_NAMES + STYLE_FREE_FEATURE_NAMES + MOUNTAIN_FEATURE_NAMES
+)
+RELIABILITY_COLUMN = len(APPEARANCE_FEATURE_NAMES) + STYLE_FREE_DESCRIPTOR_NAMES.index(
+    "reliability"
+)
 
 
 def _style_free_descriptors(strip_bgr: np.ndarray, px: int, windows=None) -> np.ndarray:
@@ -662,13 +889,21 @@ def _style_free_descriptors(strip_bgr: np.ndarray, px: int, windows=None) -> np.
         bh = cv2.morphologyEx(p_grey, cv2.MORPH_BLACKHAT, kern)
         v = bh[inner]
         ring_match = float(((v - v.mean()) / (v.std() + 1e-6) * ring).mean())
-        rows.append([band_grey - rim_dark, float((p_bgr.max(axis=2)[inner] >= 250).mean()),
-                     band_grey - float(p_grey[disc].mean()), band_grey - float(np.percentile(p_grey[disc], 10)),
-                     float(np.linalg.norm(p_bgr[disc].mean(axis=0) / (band + 1.0) - 1.0) * band_grey),
-                     ring_match, float(bh[inner & ~ring_zone].mean()), float(np.percentile(bh[inner & ~ring_zone], 90)),
-                     float(p_grey[disc].std())])
+        rows.append(
+            [
+                band_grey - rim_dark,
+                float((p_bgr.max(axis=2)[inner] >= 250).mean()),
+                band_grey - float(p_grey[disc].mean()),
+                band_grey - float(np.percentile(p_grey[disc], 10)),
+                float(np.linalg.norm(p_bgr[disc].mean(axis=0) / (band + 1.0) - 1.0) * band_grey),
+                ring_match,
+                float(bh[inner & ~ring_zone].mean()),
+                float(np.percentile(bh[inner & ~ring_zone], 90)),
+                float(p_grey[disc].std()),
+            ]
+        )
     r = np.array(rows, dtype=np.float64)
-    contrast = np.array([np.median(r[max(0, i - 1):i + 2, 0]) for i in range(len(r))])
+    contrast = np.array([np.median(r[max(0, i - 1) : i + 2, 0]) for i in range(len(r))])
     contrast = np.maximum(contrast, 1.0)
     clear = max(float(np.percentile(contrast, 75)), 1.0)
     rel_contrast = contrast / clear
@@ -678,8 +913,12 @@ def _style_free_descriptors(strip_bgr: np.ndarray, px: int, windows=None) -> np.
     return np.column_stack([rel_contrast, reliability, r[:, 1], scaled]).astype(np.float32)
 
 
-def coin_features(strip_bgr: np.ndarray, px: int, paper: PaperModel | None = None,
-                  mountains: MountainCoins | None = None) -> np.ndarray:
+def coin_features(
+    strip_bgr: np.ndarray,
+    px: int,
+    paper: PaperModel | None = None,
+    mountains: MountainCoins | None = None,
+) -> np.ndarray:
     """(14, F) the coin model's features: :func:`appearance_features` plus style-free, glare-scaled
     evidence (``STYLE_FREE_FEATURE_NAMES``).
 
@@ -706,7 +945,12 @@ def coin_features(strip_bgr: np.ndarray, px: int, paper: PaperModel | None = Non
     order = np.argsort(score)
     n_ref = 3
     ref = rel[order[:n_ref]]
-    z = np.clip((rel - np.median(ref, axis=0)) / (np.std(ref, axis=0) + 0.05 * np.abs(rel).mean(axis=0) + 1e-3), -50, 50)
+    z = np.clip(
+        (rel - np.median(ref, axis=0))
+        / (np.std(ref, axis=0) + 0.05 * np.abs(rel).mean(axis=0) + 1e-3),
+        -50,
+        50,
+    )
     # one style-free number per coin: how unlike the track's unmarked coins it is; coins are filled
     # from the start, so a coin is as filled as the least unlike coin before it (and as empty as the
     # most unlike one after it), and the track splits where the unlikeness drops
@@ -714,15 +958,35 @@ def coin_features(strip_bgr: np.ndarray, px: int, paper: PaperModel | None = Non
     n = len(unlike)
     upto = np.minimum.accumulate(unlike)
     after = np.maximum.accumulate(unlike[::-1])[::-1]
-    gain = np.array([(unlike[:k].mean() - unlike[k:].mean()) * np.sqrt(k * (n - k) / n) for k in range(1, n)])
+    gain = np.array(
+        [(unlike[:k].mean() - unlike[k:].mean()) * np.sqrt(k * (n - k) / n) for k in range(1, n)]
+    )
     k_best = int(np.argmax(gain)) + 1
-    split = np.column_stack([unlike, upto, after, np.arange(n) < k_best, np.full(n, k_best), np.full(n, gain.max())])
-    return np.concatenate([base, e, rel - last3, rel - med, z, split, mountain_features(strip_bgr, px, mountains, windows)],
-                          axis=1).astype(np.float32)
+    split = np.column_stack(
+        [unlike, upto, after, np.arange(n) < k_best, np.full(n, k_best), np.full(n, gain.max())]
+    )
+    return np.concatenate(
+        [
+            base,
+            e,
+            rel - last3,
+            rel - med,
+            z,
+            split,
+            mountain_features(strip_bgr, px, mountains, windows),
+        ],
+        axis=1,
+    ).astype(np.float32)
 
 
-def coin_track_features(image: np.ndarray, upright: GridFit, paper: PaperModel, side: str, px: int = COIN_PX,
-                        to_photo=None) -> np.ndarray:
+def coin_track_features(
+    image: np.ndarray,
+    upright: GridFit,
+    paper: PaperModel,
+    side: str,
+    px: int = COIN_PX,
+    to_photo=None,
+) -> np.ndarray:
     """(14, F) :func:`coin_features` of the curl-following strip (through ``to_photo``, default
     :func:`coin_track_mapping`), with ``side``'s printed mountain coins (:func:`mountain_coins`) as the
     reference for an unmarked coin (the count needs :func:`coin_reliability` of these features)."""
@@ -734,7 +998,6 @@ def coin_reliability(features: np.ndarray) -> np.ndarray:
     """(14,) how much each coin can show (0 = washed out by glare or clipped: no evidence), from
     :func:`coin_track_features`."""
     return np.asarray(features, dtype=np.float64)[:, RELIABILITY_COLUMN]
-
 
 
 # ---- training: one photometrically changed copy of every training strip ------------------------
@@ -769,21 +1032,35 @@ def relight_strip(strip_bgr: np.ndarray, rng: np.random.Generator) -> np.ndarray
         a, b = rng.uniform(*AUGMENT_SLOPE, 2)
         light = a + (b - a) * x
     elif kind == 1:
-        edge, width, depth = rng.uniform(0.1, 0.9), rng.uniform(*AUGMENT_SHADOW_WIDTH), rng.uniform(*AUGMENT_SHADOW_DEPTH)
+        edge, width, depth = (
+            rng.uniform(0.1, 0.9),
+            rng.uniform(*AUGMENT_SHADOW_WIDTH),
+            rng.uniform(*AUGMENT_SHADOW_DEPTH),
+        )
         s = 1 / (1 + np.exp(-(x - edge) / width))
         light = 1 - (1 - depth) * (s if rng.random() < 0.5 else 1 - s)
     else:
         light = np.ones_like(x)
     img = img * gains * light
     if rng.random() < AUGMENT_GLARE_SHARE:
-        centre, width, level = rng.uniform(0, 1), rng.uniform(*AUGMENT_GLARE_WIDTH), rng.uniform(*AUGMENT_GLARE_LEVEL)
+        centre, width, level = (
+            rng.uniform(0, 1),
+            rng.uniform(*AUGMENT_GLARE_WIDTH),
+            rng.uniform(*AUGMENT_GLARE_LEVEL),
+        )
         img = img + level * np.exp(-0.5 * ((x - centre) / width) ** 2)
     img = 255.0 * (np.clip(img, 0, 255) / 255.0) ** rng.uniform(*AUGMENT_GAMMA)
     return np.clip(img, 0, 255).astype(np.uint8)
 
 
-def coin_training_features(image: np.ndarray, upright: GridFit, paper: PaperModel, side: str, rng: np.random.Generator,
-                           px: int = COIN_PX) -> tuple[np.ndarray, np.ndarray]:
+def coin_training_features(
+    image: np.ndarray,
+    upright: GridFit,
+    paper: PaperModel,
+    side: str,
+    rng: np.random.Generator,
+    px: int = COIN_PX,
+) -> tuple[np.ndarray, np.ndarray]:
     """(:func:`coin_track_features`, the same features of the strip under other light
     (:func:`relight_strip`)) for one training photo; both copies carry the photo's labels.
 
@@ -794,4 +1071,6 @@ def coin_training_features(image: np.ndarray, upright: GridFit, paper: PaperMode
     strip = coin_strip(image, upright, px)
     # the relit copy keeps the photo's mountain coins: the light on the track then differs from theirs
     mountains = mountain_coins(image, upright, side, paper)
-    return coin_features(strip, px, paper, mountains), coin_features(relight_strip(strip, rng), px, paper, mountains)
+    return coin_features(strip, px, paper, mountains), coin_features(
+        relight_strip(strip, rng), px, paper, mountains
+    )

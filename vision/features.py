@@ -36,7 +36,9 @@ LAYOUT_REGIONS = 4  # layout: where the a*, the b* and the thin strokes sit, eac
 LAYOUT_MAX_CHROMA = 40.0  # |Δa*|, |Δb*| at which a layout pixel saturates
 LAYOUT_MAX_STROKE = 40.0  # stroke strength (black-hat ΔL) at which a layout pixel saturates
 EDGE_PX = 3  # layout: the darkness of each side's outer strip, this many canonical px wide …
-EDGE_DL_SCALE = 30.0  # … in units of this ΔL (the printed grid line, or ink spilling over from a neighbour)
+EDGE_DL_SCALE = (
+    30.0  # … in units of this ΔL (the printed grid line, or ink spilling over from a neighbour)
+)
 CHROMA_INK = 8.0  # Lab chroma distance from the paper that counts as coloured ink
 
 
@@ -64,7 +66,9 @@ class PaperModel:
     def __init__(self, coef: np.ndarray, median: np.ndarray, cell_bright: np.ndarray):
         self.coef = coef  # (6, 3)
         self.median = median  # (3,) robust sheet-wide paper colour, bounds extrapolation
-        self.cell_bright = cell_bright  # (11, 11, 3) each cell's bright pixels (85th percentile), fitted through
+        self.cell_bright = (
+            cell_bright  # (11, 11, 3) each cell's bright pixels (85th percentile), fitted through
+        )
 
     def at(self, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
         """Paper BGR (0…1) at cell-centre coordinates, clamped to ±35 % of the sheet median."""
@@ -86,13 +90,21 @@ class PaperRing:
 #: past the ≈ 0.2 u frame band, over the row letters (x ≈ −0.5), the column numbers (y ≈ 11.5),
 #: the plain parchment right of the frame and under the header (docs/printed-sheet.md, "Layout").
 PAPER_STRIPS: tuple[tuple[str, float, float], ...] = (
-    ("left", 0.3, 0.85), ("right", 0.3, 0.85), ("bottom", 0.3, 0.85), ("top", 0.3, 0.6))
+    ("left", 0.3, 0.85),
+    ("right", 0.3, 0.85),
+    ("bottom", 0.3, 0.85),
+    ("top", 0.3, 0.6),
+)
 RING_SAMPLES_PER_U = 12  # along each strip; 5 across
 MIN_MARGIN_PATCHES = 12  # margin patches needed to start the paper fit from the margin alone …
 MARGIN_START_SPREAD = 0.25  # … from those within this share of the margin's median colour
-PAPER_CELL_FLOOR = 0.85  # a cell counts as paper while no channel is below this share of the surface
+PAPER_CELL_FLOOR = (
+    0.85  # a cell counts as paper while no channel is below this share of the surface
+)
 PAPER_MARGIN_SPREAD = 0.15  # a margin patch, while every channel is within this share of it
-BRIGHT_LIFT_MARGIN = 0.03  # a cell brighter than the surface by less than this is noise, not missed light
+BRIGHT_LIFT_MARGIN = (
+    0.03  # a cell brighter than the surface by less than this is noise, not missed light
+)
 
 
 def _edge_points(p: np.ndarray, edge: str, t: np.ndarray, d: np.ndarray) -> np.ndarray:
@@ -121,19 +133,32 @@ def paper_ring(image: np.ndarray, intersections: np.ndarray) -> PaperRing:
     for edge, d0, d1 in PAPER_STRIPS:
         d = np.linspace(d0, d1, 5)
         pts = _edge_points(np.asarray(intersections, np.float64), edge, t, d).astype(np.float32)
-        inside = (pts[..., 0] >= 0) & (pts[..., 0] <= w - 1) & (pts[..., 1] >= 0) & (pts[..., 1] <= h - 1)
-        strip = cv2.remap(image, pts[..., 0], pts[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        patches = np.moveaxis(strip.reshape(len(d), GRID, RING_SAMPLES_PER_U, 3), 1, 0).reshape(GRID, -1, 3)
+        inside = (
+            (pts[..., 0] >= 0)
+            & (pts[..., 0] <= w - 1)
+            & (pts[..., 1] >= 0)
+            & (pts[..., 1] <= h - 1)
+        )
+        strip = cv2.remap(
+            image, pts[..., 0], pts[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+        )
+        patches = np.moveaxis(strip.reshape(len(d), GRID, RING_SAMPLES_PER_U, 3), 1, 0).reshape(
+            GRID, -1, 3
+        )
         whole = inside.reshape(len(d), GRID, RING_SAMPLES_PER_U).all(axis=(0, 2))
         across = np.full(GRID, -(d0 + d1) / 2 if edge in ("left", "top") else GRID + (d0 + d1) / 2)
         x, y = (across, along) if edge in ("left", "right") else (along, across)
         rows.append(y[whole] - 0.5)  # u → cell-centre coordinates
         cols.append(x[whole] - 0.5)
         colours.append(np.percentile(patches[whole], 85, axis=1) / 255.0)
-    return PaperRing(np.concatenate(rows), np.concatenate(cols), np.concatenate(colours).reshape(-1, 3))
+    return PaperRing(
+        np.concatenate(rows), np.concatenate(cols), np.concatenate(colours).reshape(-1, 3)
+    )
 
 
-def paper_model(cells01: np.ndarray, px: int, printed: np.ndarray, ring: PaperRing | None = None) -> PaperModel:
+def paper_model(
+    cells01: np.ndarray, px: int, printed: np.ndarray, ring: PaperRing | None = None
+) -> PaperModel:
     """Fit the paper surface through each drawable cell's bright pixels (85th percentile) and the
     margin patches of ``ring``; refit twice without the points that do not look like paper (a cell
     with a channel below 0.85 of the surface, a margin patch off by more than 15 %: a finger, a
@@ -158,7 +183,11 @@ def paper_model(cells01: np.ndarray, px: int, printed: np.ndarray, ring: PaperRi
     for _ in range(3):
         coef, *_ = np.linalg.lstsq(_design(rows[use], cols[use]), colour[use], rcond=None)
         ratio = colour / np.maximum(_design(rows, cols) @ coef, 1e-3)
-        keep = np.where(is_cell, ratio.min(axis=1) > PAPER_CELL_FLOOR, np.abs(ratio - 1).max(axis=1) < PAPER_MARGIN_SPREAD)
+        keep = np.where(
+            is_cell,
+            ratio.min(axis=1) > PAPER_CELL_FLOOR,
+            np.abs(ratio - 1).max(axis=1) < PAPER_MARGIN_SPREAD,
+        )
         if (keep & (drawable | ~is_cell)).sum() < 12:
             break
         use = keep & (drawable | ~is_cell)
@@ -207,13 +236,19 @@ def _ink_measures(lab: np.ndarray, strokes: np.ndarray) -> list[np.ndarray]:
     coloured = chroma > CHROMA_INK
     n_col = coloured.sum(axis=1) + 1e-6
     feats = [
-        d_l.mean(axis=1), lab[..., 0].std(axis=1),
+        d_l.mean(axis=1),
+        lab[..., 0].std(axis=1),
         *np.percentile(d_l, [50, 75, 90, 97], axis=1),
         *[(d_l > t).mean(axis=1) for t in (6, 12, 25, 45)],
-        da.mean(axis=1), db.mean(axis=1), chroma.mean(axis=1),
-        (da * coloured).sum(axis=1) / n_col, (db * coloured).sum(axis=1) / n_col,
-        coloured.mean(axis=1), (chroma > 2 * CHROMA_INK).mean(axis=1),
-        (strokes > 8).mean(axis=1), (strokes > 20).mean(axis=1),
+        da.mean(axis=1),
+        db.mean(axis=1),
+        chroma.mean(axis=1),
+        (da * coloured).sum(axis=1) / n_col,
+        (db * coloured).sum(axis=1) / n_col,
+        coloured.mean(axis=1),
+        (chroma > 2 * CHROMA_INK).mean(axis=1),
+        (strokes > 8).mean(axis=1),
+        (strokes > 20).mean(axis=1),
     ]
     hue = np.floor((np.arctan2(db, da) + np.pi) / (2 * np.pi) * HUE_BINS).astype(int) % HUE_BINS
     for b in range(HUE_BINS):
@@ -222,15 +257,39 @@ def _ink_measures(lab: np.ndarray, strokes: np.ndarray) -> list[np.ndarray]:
 
 
 CELL_FEATURE_NAMES: list[str] = (
-    ["dL_mean", "L_std", "dL_p50", "dL_p75", "dL_p90", "dL_p97", "ink6", "ink12", "ink25", "ink45",
-     "da_mean", "db_mean", "chroma_mean", "da_ink", "db_ink", "coloured", "coloured2", "stroke8", "stroke20"]
+    [
+        "dL_mean",
+        "L_std",
+        "dL_p50",
+        "dL_p75",
+        "dL_p90",
+        "dL_p97",
+        "ink6",
+        "ink12",
+        "ink25",
+        "ink45",
+        "da_mean",
+        "db_mean",
+        "chroma_mean",
+        "da_ink",
+        "db_ink",
+        "coloured",
+        "coloured2",
+        "stroke8",
+        "stroke20",
+    ]
     + [f"hue{b}" for b in range(HUE_BINS)]
-    + [f"orient{b}" for b in range(ORIENTATION_BINS)] + ["grad_mean"]
+    + [f"orient{b}" for b in range(ORIENTATION_BINS)]
+    + ["grad_mean"]
     + [f"block{k}" for k in range(9)]
     + ["ruin", "side_b", "sheet_coloured_p50", "sheet_coloured_p90", "sheet_dL_p50"]
     + [f"hog{k // HOG_BINS}_{k % HOG_BINS}" for k in range(HOG_REGIONS * HOG_REGIONS * HOG_BINS)]
     + [f"thumb{n}_{k}" for n in THUMBS for k in range(n * n)]
-    + [f"{m}{k}" for m in ("da_at", "db_at", "stroke_at") for k in range(LAYOUT_REGIONS * LAYOUT_REGIONS)]
+    + [
+        f"{m}{k}"
+        for m in ("da_at", "db_at", "stroke_at")
+        for k in range(LAYOUT_REGIONS * LAYOUT_REGIONS)
+    ]
     + ["edge_top", "edge_bottom", "edge_left", "edge_right"]
 )
 
@@ -241,7 +300,9 @@ def _pool(a: np.ndarray, px: int, inset: int, n: int, how: str = "sum") -> np.nd
     step = (px - 2 * inset) // n
     start = (px - step * n) // 2
     rest = a.shape[2:]
-    blocks = a.reshape(GRID, px, GRID, px, *rest)[:, start:start + step * n, :, start:start + step * n]
+    blocks = a.reshape(GRID, px, GRID, px, *rest)[
+        :, start : start + step * n, :, start : start + step * n
+    ]
     blocks = blocks.reshape(GRID, n, step, GRID, n, step, *rest)
     pooled = blocks.sum(axis=(2, 5)) if how == "sum" else blocks.mean(axis=(2, 5))
     return np.moveaxis(pooled, 2, 1).reshape(GRID * GRID, -1)
@@ -256,17 +317,26 @@ def shape_features(darkness: np.ndarray, gx: np.ndarray, gy: np.ndarray, px: int
     low = np.floor(pos)
     w_high = (pos - low).astype(np.float32)
     low = low.astype(np.int64) % HOG_BINS
-    bins = np.zeros(mag.shape + (HOG_BINS,), np.float32)  # each pixel votes into its two nearest bins
+    bins = np.zeros(
+        mag.shape + (HOG_BINS,), np.float32
+    )  # each pixel votes into its two nearest bins
     np.put_along_axis(bins, low[..., None], (mag * (1 - w_high))[..., None], axis=2)
     high = (low + 1) % HOG_BINS
-    np.put_along_axis(bins, high[..., None], np.take_along_axis(bins, high[..., None], axis=2) + (mag * w_high)[..., None], axis=2)
+    np.put_along_axis(
+        bins,
+        high[..., None],
+        np.take_along_axis(bins, high[..., None], axis=2) + (mag * w_high)[..., None],
+        axis=2,
+    )
     hog = _pool(bins, px, POOL_INSET, HOG_REGIONS)
     hog /= np.linalg.norm(hog, axis=1, keepdims=True) + HOG_NOISE
     dark = np.clip(darkness, 0, THUMB_MAX_DL) / THUMB_MAX_DL
     return np.concatenate([hog] + [_pool(dark, px, POOL_INSET, n, "mean") for n in THUMBS], axis=1)
 
 
-def cell_features(cells_bgr: np.ndarray, side: str, px: int, ring: PaperRing | None = None) -> tuple[np.ndarray, PaperModel]:
+def cell_features(
+    cells_bgr: np.ndarray, side: str, px: int, ring: PaperRing | None = None
+) -> tuple[np.ndarray, PaperModel]:
     """(121, F) features of the upright cell area (row-major cells) and the sheet's paper model
     (fitted with the margin's paper patches ``ring`` when given, :func:`paper_ring`)."""
     layout = SIDES[side]
@@ -275,8 +345,11 @@ def cell_features(cells_bgr: np.ndarray, side: str, px: int, ring: PaperRing | N
         printed[r, c] = True
     paper = paper_model(cells_bgr.astype(np.float32) / 255.0, px, printed, ring)
     lab = normalised_lab(cells_bgr, px, paper)
-    strokes = cv2.morphologyEx(lab[..., 0], cv2.MORPH_BLACKHAT,
-                               cv2.getStructuringElement(cv2.MORPH_RECT, (px // 4 | 1, px // 4 | 1)))
+    strokes = cv2.morphologyEx(
+        lab[..., 0],
+        cv2.MORPH_BLACKHAT,
+        cv2.getStructuringElement(cv2.MORPH_RECT, (px // 4 | 1, px // 4 | 1)),
+    )
     gx = cv2.Sobel(lab[..., 0], cv2.CV_32F, 1, 0, ksize=3)
     gy = cv2.Sobel(lab[..., 0], cv2.CV_32F, 0, 1, ksize=3)
     inset = max(2, px // 10)
@@ -284,7 +357,7 @@ def cell_features(cells_bgr: np.ndarray, side: str, px: int, ring: PaperRing | N
 
     def per_cell(a: np.ndarray) -> np.ndarray:
         shape = a.shape[2:]
-        blocks = a.reshape(GRID, px, GRID, px, *shape)[:, inset:px - inset, :, inset:px - inset]
+        blocks = a.reshape(GRID, px, GRID, px, *shape)[:, inset : px - inset, :, inset : px - inset]
         blocks = np.moveaxis(blocks, 2, 1)  # (11, 11, m, m, ...)
         return blocks.reshape(GRID * GRID, m * m, *shape)
 
@@ -301,7 +374,11 @@ def cell_features(cells_bgr: np.ndarray, side: str, px: int, ring: PaperRing | N
     third = m // 3
     for by in range(3):
         for bx in range(3):
-            feats.append(ink[:, by * third:(by + 1) * third, bx * third:(bx + 1) * third].mean(axis=(1, 2)))
+            feats.append(
+                ink[:, by * third : (by + 1) * third, bx * third : (bx + 1) * third].mean(
+                    axis=(1, 2)
+                )
+            )
     ruin = np.zeros(GRID * GRID)
     for r, c in layout.ruins:
         ruin[r * GRID + c] = 1.0
@@ -314,7 +391,9 @@ def cell_features(cells_bgr: np.ndarray, side: str, px: int, ring: PaperRing | N
     feats.append(np.full(GRID * GRID, np.percentile(feats[0][drawable], 50)))
     shape = shape_features(REFERENCE_LAB[0] - lab[..., 0], gx, gy, px)
     layout = layout_features(lab, strokes, px)
-    return np.concatenate([np.stack(feats, axis=1), shape, layout], axis=1).astype(np.float32), paper
+    return np.concatenate([np.stack(feats, axis=1), shape, layout], axis=1).astype(
+        np.float32
+    ), paper
 
 
 def layout_features(lab: np.ndarray, strokes: np.ndarray, px: int) -> np.ndarray:
@@ -335,8 +414,14 @@ def layout_features(lab: np.ndarray, strokes: np.ndarray, px: int) -> np.ndarray
     ((121, 52), [-1.0, -1.0, -1.0, -1.0], [0.0, 0.0, 0.0, 0.0])
     """
     n = LAYOUT_REGIONS
-    da = np.clip(lab[..., 1] - REFERENCE_LAB[1], -LAYOUT_MAX_CHROMA, LAYOUT_MAX_CHROMA) / LAYOUT_MAX_CHROMA
-    db = np.clip(lab[..., 2] - REFERENCE_LAB[2], -LAYOUT_MAX_CHROMA, LAYOUT_MAX_CHROMA) / LAYOUT_MAX_CHROMA
+    da = (
+        np.clip(lab[..., 1] - REFERENCE_LAB[1], -LAYOUT_MAX_CHROMA, LAYOUT_MAX_CHROMA)
+        / LAYOUT_MAX_CHROMA
+    )
+    db = (
+        np.clip(lab[..., 2] - REFERENCE_LAB[2], -LAYOUT_MAX_CHROMA, LAYOUT_MAX_CHROMA)
+        / LAYOUT_MAX_CHROMA
+    )
     stroke = np.clip(strokes, 0, LAYOUT_MAX_STROKE) / LAYOUT_MAX_STROKE
     parts = [_pool(a, px, POOL_INSET, n, "mean") for a in (da, db, stroke)]
     d_l = (REFERENCE_LAB[0] - lab[..., 0]).reshape(GRID, px, GRID, px)

@@ -67,7 +67,9 @@ class Network:
 
     def predict_proba(self, x: np.ndarray) -> np.ndarray:
         """(N, len(classes)) class probabilities of the rows of ``x``."""
-        h = np.array(x, dtype=np.float32)  # in single precision throughout, as the networks were fitted
+        h = np.array(
+            x, dtype=np.float32
+        )  # in single precision throughout, as the networks were fitted
         h -= self.mean.astype(np.float32)
         h /= self.scale.astype(np.float32)
         for k, (w, b) in enumerate(zip(self.weights, self.biases)):
@@ -126,7 +128,9 @@ class BoostedTrees:
         while len(active):
             at = node[active]
             v = x[rows[active], self.feature[at]]
-            go_left = np.where(np.isnan(v), self.missing_left[at].astype(bool), v <= self.threshold[at])
+            go_left = np.where(
+                np.isnan(v), self.missing_left[at].astype(bool), v <= self.threshold[at]
+            )
             node[active] = starts[active] + np.where(go_left, self.left[at], self.right[at])
             active = active[~self.is_leaf[node[active]].astype(bool)]
         return node.reshape(len(x), len(self.starts))
@@ -147,11 +151,16 @@ def _network_from_sklearn(pipeline) -> Network:
     """A :class:`Network` from a fitted ``make_pipeline(StandardScaler(), MLPClassifier(...))``."""
     scaler, mlp = pipeline[0], pipeline[-1]
     if mlp.activation != "relu" or mlp.out_activation_ not in ("softmax", "logistic"):
-        raise ValueError(f"cannot export an MLP with {mlp.activation} / {mlp.out_activation_} activations")
-    return Network(mean=np.asarray(scaler.mean_, np.float64), scale=np.asarray(scaler.scale_, np.float64),
-                   weights=tuple(np.asarray(w, np.float32) for w in mlp.coefs_),
-                   biases=tuple(np.asarray(b, np.float32) for b in mlp.intercepts_),
-                   classes=np.asarray(mlp.classes_))
+        raise ValueError(
+            f"cannot export an MLP with {mlp.activation} / {mlp.out_activation_} activations"
+        )
+    return Network(
+        mean=np.asarray(scaler.mean_, np.float64),
+        scale=np.asarray(scaler.scale_, np.float64),
+        weights=tuple(np.asarray(w, np.float32) for w in mlp.coefs_),
+        biases=tuple(np.asarray(b, np.float32) for b in mlp.intercepts_),
+        classes=np.asarray(mlp.classes_),
+    )
 
 
 def _trees_from_sklearn(boosting) -> BoostedTrees:
@@ -166,16 +175,26 @@ def _trees_from_sklearn(boosting) -> BoostedTrees:
         raise ValueError("cannot export trees with categorical splits")
     starts = np.cumsum([0] + [len(t) for t in trees[:-1]]).astype(np.int64)
     k = len(boosting._predictors[0])
-    unbiased = BoostedTrees(baseline=np.zeros(k), classes=np.asarray(boosting.classes_), n_iter_=int(boosting.n_iter_),
-                            feature=nodes["feature_idx"].astype(np.int32), threshold=nodes["num_threshold"].astype(np.float64),
-                            missing_left=nodes["missing_go_to_left"].astype(np.uint8),
-                            left=nodes["left"].astype(np.int32), right=nodes["right"].astype(np.int32),
-                            is_leaf=nodes["is_leaf"].astype(np.uint8),
-                            value=np.where(nodes["is_leaf"].astype(bool), nodes["value"], 0.0).astype(np.float64),
-                            starts=starts, n_features_in_=int(boosting.n_features_in_))
+    unbiased = BoostedTrees(
+        baseline=np.zeros(k),
+        classes=np.asarray(boosting.classes_),
+        n_iter_=int(boosting.n_iter_),
+        feature=nodes["feature_idx"].astype(np.int32),
+        threshold=nodes["num_threshold"].astype(np.float64),
+        missing_left=nodes["missing_go_to_left"].astype(np.uint8),
+        left=nodes["left"].astype(np.int32),
+        right=nodes["right"].astype(np.int32),
+        is_leaf=nodes["is_leaf"].astype(np.uint8),
+        value=np.where(nodes["is_leaf"].astype(bool), nodes["value"], 0.0).astype(np.float64),
+        starts=starts,
+        n_features_in_=int(boosting.n_features_in_),
+    )
     # The baseline from the public decision function: it is the same for every row.
     probe = np.zeros((1, boosting.n_features_in_))
-    baseline = np.atleast_2d(boosting.decision_function(probe)).reshape(1, -1)[0] - unbiased.decision_function(probe)[0]
+    baseline = (
+        np.atleast_2d(boosting.decision_function(probe)).reshape(1, -1)[0]
+        - unbiased.decision_function(probe)[0]
+    )
     return replace(unbiased, baseline=baseline)
 
 
@@ -194,20 +213,31 @@ def export(estimator, probe: np.ndarray | None = None) -> Network | BoostedTrees
     """
     if isinstance(estimator, (Network, BoostedTrees)):
         return estimator
-    exported = _trees_from_sklearn(estimator) if hasattr(estimator, "_predictors") else _network_from_sklearn(estimator)
+    exported = (
+        _trees_from_sklearn(estimator)
+        if hasattr(estimator, "_predictors")
+        else _network_from_sklearn(estimator)
+    )
     if probe is None:
         # single precision, as the reader's features are (networks then compute as they were fitted)
-        probe = (np.random.default_rng(0).normal(size=(64, exported.n_features_in_)) * 3).astype(np.float32)
+        probe = (np.random.default_rng(0).normal(size=(64, exported.n_features_in_)) * 3).astype(
+            np.float32
+        )
     probe = np.asarray(probe)
-    gap = float(np.abs(exported.predict_proba(probe) - estimator.predict_proba(probe)).max(initial=0.0))
+    gap = float(
+        np.abs(exported.predict_proba(probe) - estimator.predict_proba(probe)).max(initial=0.0)
+    )
     if gap > EXPORT_TOLERANCE:
-        raise ValueError(f"exported {type(estimator).__name__} differs from it by {gap:.2g}: "
-                         "this scikit-learn release stores its models differently; update vision/inference.py")
+        raise ValueError(
+            f"exported {type(estimator).__name__} differs from it by {gap:.2g}: "
+            "this scikit-learn release stores its models differently; update vision/inference.py"
+        )
     return exported
 
 
 # Saving: every array of a model under a path-like key
 # ("shape/0/weights/1"), so the file is one flat npz.
+
 
 def to_arrays(model: Network | BoostedTrees, prefix: str) -> dict[str, np.ndarray]:
     """The arrays of one exported model under keys starting ``prefix``.
@@ -221,22 +251,42 @@ def to_arrays(model: Network | BoostedTrees, prefix: str) -> dict[str, np.ndarra
     True
     """
     if isinstance(model, Network):
-        out = {f"{prefix}kind": np.array("network"), f"{prefix}mean": model.mean, f"{prefix}scale": model.scale,
-               f"{prefix}classes": model.classes}
+        out = {
+            f"{prefix}kind": np.array("network"),
+            f"{prefix}mean": model.mean,
+            f"{prefix}scale": model.scale,
+            f"{prefix}classes": model.classes,
+        }
         # Training keeps the networks' weights in half
         # precision; the file keeps them so (half the size).
         out.update({f"{prefix}weights/{k}": _compact(w) for k, w in enumerate(model.weights)})
         out.update({f"{prefix}biases/{k}": _compact(b) for k, b in enumerate(model.biases)})
         return out
-    fields = {name: getattr(model, name) for name in ("baseline", "classes", "feature", "threshold", "missing_left",
-                                                     "left", "right", "is_leaf", "value", "starts")}
+    fields = {
+        name: getattr(model, name)
+        for name in (
+            "baseline",
+            "classes",
+            "feature",
+            "threshold",
+            "missing_left",
+            "left",
+            "right",
+            "is_leaf",
+            "value",
+            "starts",
+        )
+    }
     # Node indices fit 16 bits (trees of a few dozen nodes,
     # features in the hundreds): a third of the size.
     for name in ("feature", "left", "right"):
         fields[name] = fields[name].astype(np.uint16)
-    return {f"{prefix}kind": np.array("trees"), f"{prefix}n_iter": np.array(model.n_iter_),
-            f"{prefix}n_features": np.array(model.n_features_in_),
-            **{f"{prefix}{name}": value for name, value in fields.items()}}
+    return {
+        f"{prefix}kind": np.array("trees"),
+        f"{prefix}n_iter": np.array(model.n_iter_),
+        f"{prefix}n_features": np.array(model.n_features_in_),
+        **{f"{prefix}{name}": value for name, value in fields.items()},
+    }
 
 
 def _compact(values: np.ndarray) -> np.ndarray:
@@ -250,14 +300,29 @@ def from_arrays(arrays, prefix: str) -> Network | BoostedTrees:
     kind = str(arrays[f"{prefix}kind"])
     if kind == "network":
         layers = sum(1 for key in arrays if key.startswith(f"{prefix}weights/"))
-        return Network(mean=arrays[f"{prefix}mean"], scale=arrays[f"{prefix}scale"], classes=arrays[f"{prefix}classes"],
-                       weights=tuple(arrays[f"{prefix}weights/{k}"].astype(np.float32) for k in range(layers)),
-                       biases=tuple(arrays[f"{prefix}biases/{k}"].astype(np.float32) for k in range(layers)))
+        return Network(
+            mean=arrays[f"{prefix}mean"],
+            scale=arrays[f"{prefix}scale"],
+            classes=arrays[f"{prefix}classes"],
+            weights=tuple(arrays[f"{prefix}weights/{k}"].astype(np.float32) for k in range(layers)),
+            biases=tuple(arrays[f"{prefix}biases/{k}"].astype(np.float32) for k in range(layers)),
+        )
     if kind == "trees":
-        get = lambda name, dtype=None: arrays[f"{prefix}{name}"] if dtype is None else arrays[f"{prefix}{name}"].astype(dtype)
-        return BoostedTrees(baseline=get("baseline"), classes=get("classes"), n_iter_=int(get("n_iter")),
-                            feature=get("feature", np.int32), threshold=get("threshold"),
-                            missing_left=get("missing_left"), left=get("left", np.int32),
-                            right=get("right", np.int32), is_leaf=get("is_leaf"), value=get("value"),
-                            starts=get("starts"), n_features_in_=int(get("n_features")))
+        get = lambda name, dtype=None: (
+            arrays[f"{prefix}{name}"] if dtype is None else arrays[f"{prefix}{name}"].astype(dtype)
+        )
+        return BoostedTrees(
+            baseline=get("baseline"),
+            classes=get("classes"),
+            n_iter_=int(get("n_iter")),
+            feature=get("feature", np.int32),
+            threshold=get("threshold"),
+            missing_left=get("missing_left"),
+            left=get("left", np.int32),
+            right=get("right", np.int32),
+            is_leaf=get("is_leaf"),
+            value=get("value"),
+            starts=get("starts"),
+            n_features_in_=int(get("n_features")),
+        )
     raise ValueError(f"unknown model kind {kind!r} under {prefix!r}")

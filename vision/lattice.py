@@ -41,7 +41,9 @@ class GridFit:
         """The same fit with the grid turned ``quarter_turns`` × 90° counter-clockwise in u."""
         pts = np.rot90(self.intersections, quarter_turns, axes=(0, 1)).copy()
         doubt = np.rot90(self.crossing_doubt, quarter_turns, axes=(0, 1)).copy()
-        return GridFit(pts, homography_from_intersections(pts), self.lattice_score, self.snap_residual_u, doubt)
+        return GridFit(
+            pts, homography_from_intersections(pts), self.lattice_score, self.snap_residual_u, doubt
+        )
 
     def cell_outlines(self) -> np.ndarray:
         """(11, 11, 4, 2) photo corners of every cell: TL, TR, BR, BL."""
@@ -65,7 +67,9 @@ def cell_side_px(intersections: np.ndarray) -> float:
     >>> cell_side_px(np.stack(np.meshgrid(np.arange(12.0) * 40, np.arange(12.0) * 30), axis=-1))
     40.0
     """
-    return float(np.median(np.linalg.norm(np.diff(np.asarray(intersections, float), axis=1), axis=2)))
+    return float(
+        np.median(np.linalg.norm(np.diff(np.asarray(intersections, float), axis=1), axis=2))
+    )
 
 
 def area_corners(intersections: np.ndarray) -> np.ndarray:
@@ -98,7 +102,9 @@ def homography_from_intersections(pts: np.ndarray) -> np.ndarray:
     Raises :class:`DegenerateFit` when the crossings do not span a plane (all on one line, or not
     finite): no homography maps the lattice there.
     """
-    h, _ = cv2.findHomography(ideal_intersections().reshape(-1, 2), pts.reshape(-1, 2).astype(np.float64), 0)
+    h, _ = cv2.findHomography(
+        ideal_intersections().reshape(-1, 2), pts.reshape(-1, 2).astype(np.float64), 0
+    )
     if h is None or invert_homography(h) is None:
         raise DegenerateFit("the crossings do not span a plane")
     return h
@@ -149,15 +155,21 @@ def black_hat(gray: np.ndarray, width_px: int) -> np.ndarray:
     return cv2.morphologyEx(gray, cv2.MORPH_BLACKHAT, kernel)
 
 
-def warp_canonical(image: np.ndarray, homography: np.ndarray, px: int, x0: float, y0: float,
-                   x1: float, y1: float) -> np.ndarray:
+def warp_canonical(
+    image: np.ndarray, homography: np.ndarray, px: int, x0: float, y0: float, x1: float, y1: float
+) -> np.ndarray:
     """The canonical region [x0, x1] × [y0, y1] (u) at
     ``px`` pixels per u, via a u → photo homography."""
     scale = np.array([[1.0 / px, 0, x0 + 0.5 / px], [0, 1.0 / px, y0 + 0.5 / px], [0, 0, 1]])
     m = homography @ scale  # canonical pixel → photo pixel
     size = (int(round((x1 - x0) * px)), int(round((y1 - y0) * px)))
-    return cv2.warpPerspective(image, m, size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                               borderMode=cv2.BORDER_REPLICATE)
+    return cv2.warpPerspective(
+        image,
+        m,
+        size,
+        flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+        borderMode=cv2.BORDER_REPLICATE,
+    )
 
 
 def cell_area_maps(intersections: np.ndarray, px: int = PX) -> tuple[np.ndarray, np.ndarray]:

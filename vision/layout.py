@@ -80,8 +80,18 @@ class SidePalette:
 
 
 PALETTES: dict[str, SidePalette] = {
-    "A": SidePalette(paper=(205, 184, 163), cell_line=(196, 142, 52), frame=(84, 74, 40),
-                     coin_band=(201, 160, 72), ruin_glyph=(188, 140, 50)),
-    "B": SidePalette(paper=(205, 184, 163), cell_line=(112, 128, 144), frame=(80, 92, 108),
-                     coin_band=(128, 140, 156), ruin_glyph=(120, 120, 120)),
+    "A": SidePalette(
+        paper=(205, 184, 163),
+        cell_line=(196, 142, 52),
+        frame=(84, 74, 40),
+        coin_band=(201, 160, 72),
+        ruin_glyph=(188, 140, 50),
+    ),
+    "B": SidePalette(
+        paper=(205, 184, 163),
+        cell_line=(112, 128, 144),
+        frame=(80, 92, 108),
+        coin_band=(128, 140, 156),
+        ruin_glyph=(120, 120, 120),
+    ),
 }

@@ -22,8 +22,16 @@ MAX_PIXELS = 120_000_000  # 108 MP phones exist; anything larger is refused
 TARGET_LONG_SIDE = 2000  # decode at the smallest power-of-two reduction keeping this many px
 
 #: EXIF orientation tag → (rotations of 90° counter-clockwise, flip left-right first)
-_EXIF_ORIENTATION = {1: (0, False), 2: (0, True), 3: (2, False), 4: (2, True),
-                     5: (1, True), 6: (3, False), 7: (3, True), 8: (1, False)}
+_EXIF_ORIENTATION = {
+    1: (0, False),
+    2: (0, True),
+    3: (2, False),
+    4: (2, True),
+    5: (1, True),
+    6: (3, False),
+    7: (3, True),
+    8: (1, False),
+}
 
 
 class PhotoError(ValueError):
@@ -57,12 +65,16 @@ def read_bytes(data: bytes | str | Path) -> bytes:
             raise PhotoError("not-an-image", f"{path} is a folder, not a photo")
         size = path.stat().st_size
         if size > MAX_FILE_BYTES:
-            raise PhotoError("too-many-pixels", f"{path} is {size} bytes; the limit is {MAX_FILE_BYTES}")
+            raise PhotoError(
+                "too-many-pixels", f"{path} is {size} bytes; the limit is {MAX_FILE_BYTES}"
+            )
         raw = path.read_bytes()
     if not raw:
         raise PhotoError("empty-file", "the photo file is empty")
     if len(raw) > MAX_FILE_BYTES:
-        raise PhotoError("too-many-pixels", f"the photo is {len(raw)} bytes; the limit is {MAX_FILE_BYTES}")
+        raise PhotoError(
+            "too-many-pixels", f"the photo is {len(raw)} bytes; the limit is {MAX_FILE_BYTES}"
+        )
     return raw
 
 
@@ -109,8 +121,10 @@ def _open_header(raw: bytes, fmt: str) -> Image.Image:
         try:
             import pillow_heif  # optional extra
         except ImportError:
-            raise PhotoError("heic-unsupported",
-                             "HEIC photos need the optional extra: pip install 'cartographers[heic]'") from None
+            raise PhotoError(
+                "heic-unsupported",
+                "HEIC photos need the optional extra: pip install 'cartographers[heic]'",
+            ) from None
         pillow_heif.register_heif_opener()
     try:
         with warnings.catch_warnings():
@@ -119,7 +133,9 @@ def _open_header(raw: bytes, fmt: str) -> Image.Image:
     except Image.DecompressionBombError as e:
         raise PhotoError("too-many-pixels", f"the photo claims too many pixels ({e})") from None
     except Exception:  # Pillow raises many types for garbage
-        raise PhotoError("not-an-image", "the file is not an image this reader understands (JPEG, PNG, HEIC)") from None
+        raise PhotoError(
+            "not-an-image", "the file is not an image this reader understands (JPEG, PNG, HEIC)"
+        ) from None
 
 
 def exif_orientation(img: Image.Image) -> int:
@@ -149,8 +165,12 @@ def reduction_for(width: int, height: int, target: int = TARGET_LONG_SIDE) -> in
     return factor
 
 
-_REDUCED_FLAGS = {1: cv2.IMREAD_COLOR, 2: cv2.IMREAD_REDUCED_COLOR_2,
-                  4: cv2.IMREAD_REDUCED_COLOR_4, 8: cv2.IMREAD_REDUCED_COLOR_8}
+_REDUCED_FLAGS = {
+    1: cv2.IMREAD_COLOR,
+    2: cv2.IMREAD_REDUCED_COLOR_2,
+    4: cv2.IMREAD_REDUCED_COLOR_4,
+    8: cv2.IMREAD_REDUCED_COLOR_8,
+}
 
 
 def load_photo(data: bytes | str | Path, target_long_side: int = TARGET_LONG_SIDE) -> LoadedPhoto:
@@ -160,11 +180,15 @@ def load_photo(data: bytes | str | Path, target_long_side: int = TARGET_LONG_SID
     header = _open_header(raw, fmt)
     width, height = header.size
     if width * height > MAX_PIXELS:
-        raise PhotoError("too-many-pixels",
-                         f"the photo is {width}×{height} = {width * height / 1e6:.0f} MP; the limit is "
-                         f"{MAX_PIXELS / 1e6:.0f} MP")
+        raise PhotoError(
+            "too-many-pixels",
+            f"the photo is {width}×{height} = {width * height / 1e6:.0f} MP; the limit is "
+            f"{MAX_PIXELS / 1e6:.0f} MP",
+        )
     if width < 64 or height < 64:
-        raise PhotoError("no-grid", f"the photo is only {width}×{height} px: no map grid can be read")
+        raise PhotoError(
+            "no-grid", f"the photo is only {width}×{height} px: no map grid can be read"
+        )
     orientation = exif_orientation(header)
     factor = reduction_for(width, height, target_long_side)
     image = None
@@ -173,15 +197,21 @@ def load_photo(data: bytes | str | Path, target_long_side: int = TARGET_LONG_SID
         flags = _REDUCED_FLAGS[factor if fmt == "jpeg" else 1] | cv2.IMREAD_IGNORE_ORIENTATION
         image = cv2.imdecode(buf, flags)
         if image is not None and fmt != "jpeg" and factor > 1:
-            image = cv2.resize(image, (width // factor, height // factor), interpolation=cv2.INTER_AREA)
+            image = cv2.resize(
+                image, (width // factor, height // factor), interpolation=cv2.INTER_AREA
+            )
     if image is None:  # HEIC, or a file OpenCV refuses: Pillow decodes
         try:
             pil = header.convert("RGB")
         except Exception:
-            raise PhotoError("not-an-image", "the image data is damaged and cannot be decoded") from None
+            raise PhotoError(
+                "not-an-image", "the image data is damaged and cannot be decoded"
+            ) from None
         image = cv2.cvtColor(np.asarray(pil), cv2.COLOR_RGB2BGR)
         if factor > 1:
-            image = cv2.resize(image, (width // factor, height // factor), interpolation=cv2.INTER_AREA)
+            image = cv2.resize(
+                image, (width // factor, height // factor), interpolation=cv2.INTER_AREA
+            )
     image = apply_orientation(image, orientation)
     scale = width / (image.shape[1] if orientation < 5 else image.shape[0])
     size = (width, height) if orientation < 5 else (height, width)

@@ -35,7 +35,9 @@ from vision.lattice import GridFit, ideal_intersections, line_image, warp_canoni
 from vision.layout import GEOMETRY, GRID
 
 BROWN_TOLERANCE = 8  # red channel may trail the larger of green/blue by this much (grey copies)
-DARK_RATIO = 0.5  # a pixel is "mountain dark" when its brightest channel is below this share of the paper's
+DARK_RATIO = (
+    0.5  # a pixel is "mountain dark" when its brightest channel is below this share of the paper's
+)
 MIN_SEPARATION = 0.12  # below this the orientation is a guess: warn
 COIN_WEIGHT = 0.5  # weight of the coin track's periodicity in a hypothesis's score
 # weight of the mountain glyph match (mean of the best three of five) in a hypothesis's score
@@ -58,16 +60,19 @@ GLYPH_SHIFT_MARGIN = 0.2
 #: an upright mountain cell's brightest channel at 8 × 8, normalised (mean 0, sd 1): the median of
 #: 925 mountain cells of dev photos 507000xx–507001xx (white peaks in the middle, the coin top
 #: right)
-MOUNTAIN_GLYPH = np.array([
-    [-0.72, -0.70, -0.70, -0.71, -0.70, -0.56,  0.06, -0.62],
-    [-0.71, -0.70, -0.69, -0.70, -0.59,  1.28,  2.04,  0.06],
-    [-0.72, -0.70,  0.91,  0.18,  1.17,  2.74,  0.40, -0.58],
-    [-0.71, -0.44,  1.94,  2.74,  2.72,  0.73,  1.05, -0.72],
-    [-0.71,  1.42,  0.15,  0.97, -0.20,  0.52,  1.89, -0.68],
-    [-0.33,  1.62, -0.70, -0.69, -0.69, -0.70,  0.77,  0.48],
-    [ 0.01, -0.30, -0.69, -0.70, -0.70, -0.69, -0.63,  0.28],
-    [-0.73, -0.71, -0.71, -0.72, -0.72, -0.72, -0.72, -0.73],
-], np.float32)
+MOUNTAIN_GLYPH = np.array(
+    [
+        [-0.72, -0.70, -0.70, -0.71, -0.70, -0.56, 0.06, -0.62],
+        [-0.71, -0.70, -0.69, -0.70, -0.59, 1.28, 2.04, 0.06],
+        [-0.72, -0.70, 0.91, 0.18, 1.17, 2.74, 0.40, -0.58],
+        [-0.71, -0.44, 1.94, 2.74, 2.72, 0.73, 1.05, -0.72],
+        [-0.71, 1.42, 0.15, 0.97, -0.20, 0.52, 1.89, -0.68],
+        [-0.33, 1.62, -0.70, -0.69, -0.69, -0.70, 0.77, 0.48],
+        [0.01, -0.30, -0.69, -0.70, -0.70, -0.69, -0.63, 0.28],
+        [-0.73, -0.71, -0.71, -0.72, -0.72, -0.72, -0.72, -0.73],
+    ],
+    np.float32,
+)
 
 
 @dataclass(frozen=True)
@@ -80,9 +85,15 @@ class Orientation:
     separation: float  # how clearly the 5 mountains stand out (0…1)
     margin: float  # separation minus the runner-up hypothesis's
     shift_margin: float  # separation minus the best one-cell-shifted layout's (> 0: no shift)
-    upside_down_doubt: bool = False  # side A only: the coin track below the grid barely tells the half turn
-    glyph_sure: bool = False  # the printed glyph alone settles side, turn and shift (:func:`glyph_sure`)
-    glyph_shift: tuple[int, int] | None = None  # (rows, columns) the glyph shows the layout off by (:func:`glyph_shift`)
+    upside_down_doubt: bool = (
+        False  # side A only: the coin track below the grid barely tells the half turn
+    )
+    glyph_sure: bool = (
+        False  # the printed glyph alone settles side, turn and shift (:func:`glyph_sure`)
+    )
+    glyph_shift: tuple[int, int] | None = (
+        None  # (rows, columns) the glyph shows the layout off by (:func:`glyph_shift`)
+    )
     # the five mountains' likeness alone settles side, turn and shift (:func:`likeness_sure`)
     likeness_sure: bool = False
 
@@ -95,7 +106,9 @@ class Orientation:
     def may_be_shifted(self) -> bool:
         """A one-cell shift fits the mountains' darkness as well, and the glyph does not rule it out
         — or the glyph shows the layout a cell off."""
-        return (self.shift_margin <= 0 and not self.glyph_sure and not self.likeness_sure) or self.glyph_shift is not None
+        return (
+            self.shift_margin <= 0 and not self.glyph_sure and not self.likeness_sure
+        ) or self.glyph_shift is not None
 
     @property
     def in_doubt(self) -> bool:
@@ -115,7 +128,7 @@ def mountain_darkness(cells_bgr: np.ndarray, px: int) -> np.ndarray:
     brownish = c[..., 2] >= np.maximum(c[..., 0], c[..., 1]) - BROWN_TOLERANCE
     dark = (gray < DARK_RATIO * paper) & brownish
     inset = max(1, px // 6)
-    blocks = dark.reshape(GRID, px, GRID, px)[:, inset:px - inset, :, inset:px - inset]
+    blocks = dark.reshape(GRID, px, GRID, px)[:, inset : px - inset, :, inset : px - inset]
     return blocks.mean(axis=(1, 3))
 
 
@@ -135,7 +148,7 @@ def cell_ink(cells_bgr: np.ndarray, px: int) -> np.ndarray:
     paper = np.repeat(np.repeat(_local_paper(gray, px), px, axis=0), px, axis=1)
     inset = max(1, px // 6)
     dark = (gray < INK_RATIO * paper).reshape(GRID, px, GRID, px)
-    return dark[:, inset:px - inset, :, inset:px - inset].mean(axis=(1, 3))
+    return dark[:, inset : px - inset, :, inset : px - inset].mean(axis=(1, 3))
 
 
 def mountains_missing(cells_bgr: np.ndarray, px: int) -> bool:
@@ -151,8 +164,11 @@ def mountains_missing(cells_bgr: np.ndarray, px: int) -> bool:
     False
     """
     ink = cell_ink(cells_bgr, px)
-    best = max(sorted(np.rot90(ink, k)[r, c] for r, c in layout.mountains)[1]
-               for layout in SIDES.values() for k in range(4))
+    best = max(
+        sorted(np.rot90(ink, k)[r, c] for r, c in layout.mountains)[1]
+        for layout in SIDES.values()
+        for k in range(4)
+    )
     return bool(best < MIN_MOUNTAIN_INK)
 
 
@@ -178,7 +194,7 @@ def likeness_tiles(cells_bgr: np.ndarray, px: int) -> np.ndarray:
     inset = max(1, px // 6)
     f = max(1, (px - 2 * inset) // LIKENESS_SIZE)  # block means of f × f pixels
     n = (px - 2 * inset) // f
-    inner = gray.reshape(GRID, px, GRID, px)[:, inset:inset + n * f, :, inset:inset + n * f]
+    inner = gray.reshape(GRID, px, GRID, px)[:, inset : inset + n * f, :, inset : inset + n * f]
     small = inner.reshape(GRID, n, f, GRID, n, f).mean(axis=(2, 5)).transpose(0, 2, 1, 3).copy()
     small -= small.mean(axis=(2, 3), keepdims=True)
     # a bare cell is not "like" another: below the contrast floor its tile shrinks towards zero
@@ -229,17 +245,26 @@ def likeness_margin(turned: list[np.ndarray], side: str, quarter_turns: int) -> 
     mountains = SIDES[side].mountains
     own = mountain_likeness(turned[quarter_turns], mountains)
     same = {(side, quarter_turns)} | ({("A", (quarter_turns + 2) % 4)} if side == "A" else set())
-    rivals = [mountain_likeness(turned[k], layout.mountains) for name, layout in SIDES.items() for k in range(4)
-              if (name, k) not in same]
-    rivals += [mountain_likeness(turned[quarter_turns], _shifted(mountains, dr, dc)) for dr, dc in ONE_CELL_SHIFTS]
+    rivals = [
+        mountain_likeness(turned[k], layout.mountains)
+        for name, layout in SIDES.items()
+        for k in range(4)
+        if (name, k) not in same
+    ]
+    rivals += [
+        mountain_likeness(turned[quarter_turns], _shifted(mountains, dr, dc))
+        for dr, dc in ONE_CELL_SHIFTS
+    ]
     return own - max(rivals)
 
 
 def best_likeness_margin(cells_bgr: np.ndarray, px: int) -> float:
     """:func:`likeness_margin` of the side and turn whose mountains look most alike."""
     turned = likeness_by_turn(cells_bgr, px)
-    side, k = max(((name, k) for name in SIDES for k in range(4)),
-                  key=lambda h: mountain_likeness(turned[h[1]], SIDES[h[0]].mountains))
+    side, k = max(
+        ((name, k) for name in SIDES for k in range(4)),
+        key=lambda h: mountain_likeness(turned[h[1]], SIDES[h[0]].mountains),
+    )
     return likeness_margin(turned, side, k)
 
 
@@ -261,12 +286,18 @@ def glyph_correlations(cells_bgr: np.ndarray, px: int) -> list[np.ndarray]:
     tiles = glyph_tiles(cells_bgr, px)
     # rot90 of the whole area by k == cells moved by rot90
     # of the (11, 11) index grid and each tile turned
-    return [(np.rot90(np.rot90(tiles, k, axes=(0, 1)), k, axes=(2, 3)) * MOUNTAIN_GLYPH).mean(axis=(2, 3))
-            for k in range(4)]
+    return [
+        (np.rot90(np.rot90(tiles, k, axes=(0, 1)), k, axes=(2, 3)) * MOUNTAIN_GLYPH).mean(
+            axis=(2, 3)
+        )
+        for k in range(4)
+    ]
 
 
 #: the 8 one-cell shifts (rows, columns) a layout is checked against
-ONE_CELL_SHIFTS: tuple[tuple[int, int], ...] = tuple((dr, dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1) if dr or dc)
+ONE_CELL_SHIFTS: tuple[tuple[int, int], ...] = tuple(
+    (dr, dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1) if dr or dc
+)
 
 
 def _shifted(cells: frozenset, rows: int, cols: int) -> frozenset:
@@ -277,7 +308,9 @@ def _shifted(cells: frozenset, rows: int, cols: int) -> frozenset:
 
 def _mountain_cells(ncc: np.ndarray, mountains) -> list[float]:
     """The correlations at ``mountains``, ascending (0 for a cell outside the area)."""
-    return sorted(float(ncc[r, c]) if 0 <= r < GRID and 0 <= c < GRID else 0.0 for r, c in mountains)
+    return sorted(
+        float(ncc[r, c]) if 0 <= r < GRID and 0 <= c < GRID else 0.0 for r, c in mountains
+    )
 
 
 def _glyph_score(ncc: np.ndarray, mountains) -> float:
@@ -291,7 +324,11 @@ def mountain_glyph_match(cells_bgr: np.ndarray, px: int) -> dict[tuple[str, int]
     upright — the mean of the three best correlations of the five with :data:`MOUNTAIN_GLYPH`
     (about 0.95 where they are)."""
     ncc = glyph_correlations(cells_bgr, px)
-    return {(name, k): _glyph_score(ncc[k], layout.mountains) for name, layout in SIDES.items() for k in range(4)}
+    return {
+        (name, k): _glyph_score(ncc[k], layout.mountains)
+        for name, layout in SIDES.items()
+        for k in range(4)
+    }
 
 
 def glyph_sure(ncc: list[np.ndarray], side: str, quarter_turns: int) -> bool:
@@ -305,8 +342,12 @@ def glyph_sure(ncc: list[np.ndarray], side: str, quarter_turns: int) -> bool:
     mountains = SIDES[side].mountains
     if _mountain_cells(upright, mountains)[2] < GLYPH_SURE_CELL:
         return False
-    rivals = [_glyph_score(ncc[k], layout.mountains) for name, layout in SIDES.items() for k in range(4)
-              if (name, k) != (side, quarter_turns)]
+    rivals = [
+        _glyph_score(ncc[k], layout.mountains)
+        for name, layout in SIDES.items()
+        for k in range(4)
+        if (name, k) != (side, quarter_turns)
+    ]
     rivals += [_glyph_score(upright, _shifted(mountains, dr, dc)) for dr, dc in ONE_CELL_SHIFTS]
     return _glyph_score(upright, mountains) - max(rivals) >= GLYPH_SURE_MARGIN
 
@@ -337,8 +378,11 @@ def _separation(dark: np.ndarray, mountains: frozenset, skip: frozenset) -> floa
 
 def best_separation(dark: np.ndarray) -> float:
     """The best separation over both sides and all four quarter turns."""
-    return max(_separation(np.rot90(dark, k), layout.mountains, layout.wasteland)
-               for layout in SIDES.values() for k in range(4))
+    return max(
+        _separation(np.rot90(dark, k), layout.mountains, layout.wasteland)
+        for layout in SIDES.values()
+        for k in range(4)
+    )
 
 
 def shift_margin(dark_upright: np.ndarray, side: str) -> float:
@@ -346,19 +390,27 @@ def shift_margin(dark_upright: np.ndarray, side: str) -> float:
     its 8 one-cell shifts (> 0 means no shift)."""
     layout = SIDES[side]
     base = _separation(dark_upright, layout.mountains, layout.wasteland)
-    return base - max(_separation(dark_upright, _shifted(layout.mountains, dr, dc), frozenset())
-                      for dr, dc in ONE_CELL_SHIFTS)
+    return base - max(
+        _separation(dark_upright, _shifted(layout.mountains, dr, dc), frozenset())
+        for dr, dc in ONE_CELL_SHIFTS
+    )
 
 
 def coin_track_periodicity(image: np.ndarray, fit: GridFit, px: int = 16) -> float:
     """How strongly the strip where the coin track should be repeats every coin spacing (0…~1)."""
     band = GEOMETRY.coin_band
-    strip = warp_canonical(line_image(image), _bottom_homography(fit), px, band.x0, band.y0, band.x1, band.y1)
+    strip = warp_canonical(
+        line_image(image), _bottom_homography(fit), px, band.x0, band.y0, band.x1, band.y1
+    )
     profile = strip.astype(np.float32).mean(axis=0)
     profile = profile - profile.mean()
     x = (np.arange(len(profile)) + 0.5) / px + band.x0
     phase = 2 * np.pi * (x - GEOMETRY.coin_x0) / GEOMETRY.coin_dx
-    amplitude = np.hypot((profile * np.cos(phase)).sum(), (profile * np.sin(phase)).sum()) * 2 / len(profile)
+    amplitude = (
+        np.hypot((profile * np.cos(phase)).sum(), (profile * np.sin(phase)).sum())
+        * 2
+        / len(profile)
+    )
     return float(amplitude / (np.abs(profile).mean() * np.pi / 2 + 1e-6))
 
 
@@ -383,7 +435,9 @@ HALF_TURN_COIN_WEIGHT = 0.5
 HALF_TURN_DOUBT = 0.015  # a closer call than this: the sheet may be upside down
 
 
-def half_turn(orientation: Orientation, coin_evidence: list[float], track: dict[int, float]) -> Orientation:
+def half_turn(
+    orientation: Orientation, coin_evidence: list[float], track: dict[int, float]
+) -> Orientation:
     """Side A's turn between ``quarter_turns`` and its opposite, decided by the coin track below the
     grid.
 
@@ -400,13 +454,22 @@ def half_turn(orientation: Orientation, coin_evidence: list[float], track: dict[
     True
     """
     k, opposite = orientation.quarter_turns, (orientation.quarter_turns + 2) % 4
-    evidence = {j: HALF_TURN_COIN_WEIGHT * min(coin_evidence[j], 1.0) + track[j] for j in (k, opposite)}
+    evidence = {
+        j: HALF_TURN_COIN_WEIGHT * min(coin_evidence[j], 1.0) + track[j] for j in (k, opposite)
+    }
     doubt = abs(evidence[k] - evidence[opposite]) < HALF_TURN_DOUBT
-    if evidence[opposite] <= evidence[k] + HALF_TURN_DOUBT:  # too close a call overrules nothing: flagged
+    if (
+        evidence[opposite] <= evidence[k] + HALF_TURN_DOUBT
+    ):  # too close a call overrules nothing: flagged
         return replace(orientation, upside_down_doubt=doubt)
     shift = orientation.glyph_shift
-    return replace(orientation, quarter_turns=opposite, glyph_sure=False, upside_down_doubt=doubt,
-                   glyph_shift=None if shift is None else (-shift[0], -shift[1]))
+    return replace(
+        orientation,
+        quarter_turns=opposite,
+        glyph_sure=False,
+        upside_down_doubt=doubt,
+        glyph_shift=None if shift is None else (-shift[0], -shift[1]),
+    )
 
 
 def glyph_shift(ncc: list[np.ndarray], side: str | None = None) -> tuple[str, int, int, int] | None:
@@ -414,16 +477,24 @@ def glyph_shift(ncc: list[np.ndarray], side: str | None = None) -> tuple[str, in
     every unshifted layout's by :data:`GLYPH_SHIFT_MARGIN` — the grid is then a cell off — or None.
     ``side``: only that side's layouts."""
     layouts = {name: layout for name, layout in SIDES.items() if side is None or name == side}
-    unshifted = max(_glyph_score(ncc[k], layout.mountains) for layout in layouts.values() for k in range(4))
-    score, best = max((_glyph_score(ncc[k], _shifted(layout.mountains, dr, dc)), (name, k, dr, dc))
-                      for name, layout in layouts.items() for k in range(4) for dr, dc in ONE_CELL_SHIFTS)
+    unshifted = max(
+        _glyph_score(ncc[k], layout.mountains) for layout in layouts.values() for k in range(4)
+    )
+    score, best = max(
+        (_glyph_score(ncc[k], _shifted(layout.mountains, dr, dc)), (name, k, dr, dc))
+        for name, layout in layouts.items()
+        for k in range(4)
+        for dr, dc in ONE_CELL_SHIFTS
+    )
     return best if score - unshifted >= GLYPH_SHIFT_MARGIN else None
 
 
-def decide_orientation(dark: np.ndarray, side: str | None = None,
-                       coin_evidence: list[float] | None = None,
-                       cells: np.ndarray | None = None,
-                       ) -> tuple[Orientation, dict[tuple[str, int], float]]:
+def decide_orientation(
+    dark: np.ndarray,
+    side: str | None = None,
+    coin_evidence: list[float] | None = None,
+    cells: np.ndarray | None = None,
+) -> tuple[Orientation, dict[tuple[str, int], float]]:
     """The best (side, quarter turns) for a found grid's darkness map, and every hypothesis's score.
 
     ``coin_evidence[k]``: the coin-track periodicity below the grid turned by ``k`` quarter turns.
@@ -444,21 +515,35 @@ def decide_orientation(dark: np.ndarray, side: str | None = None,
             if ncc is not None:
                 scores[(name, k)] += GLYPH_WEIGHT * _glyph_score(ncc[k], layout.mountains)
             if turned is not None:
-                scores[(name, k)] += LIKENESS_WEIGHT * mountain_likeness(turned[k], layout.mountains)
+                scores[(name, k)] += LIKENESS_WEIGHT * mountain_likeness(
+                    turned[k], layout.mountains
+                )
     allowed = {key: s for key, s in scores.items() if side is None or key[0] == side}
     ranked = sorted(allowed.items(), key=lambda kv: -kv[1])
     (best_side, best_k), best = ranked[0]
     runner_up = ranked[1][1] if len(ranked) > 1 else -1.0
     shifted = None if ncc is None else glyph_shift(ncc, side)
     if shifted is not None and turned is not None and likeness_sure(turned, best_side, best_k):
-        shifted = None  # the mountains' likeness settles the shift; the glyph is one printing's drawing
+        shifted = (
+            None  # the mountains' likeness settles the shift; the glyph is one printing's drawing
+        )
     if shifted is not None:
         best_side, best_k = shifted[:2]
-        best, runner_up = scores[shifted[:2]], max(s for key, s in allowed.items() if key != shifted[:2])
+        best, runner_up = (
+            scores[shifted[:2]],
+            max(s for key, s in allowed.items() if key != shifted[:2]),
+        )
     upright = np.rot90(dark, best_k)
     separation = _separation(upright, SIDES[best_side].mountains, SIDES[best_side].wasteland)
     sure = ncc is not None and glyph_sure(ncc, best_side, best_k)
     alike = turned is not None and likeness_sure(turned, best_side, best_k)
-    return Orientation(best_side, best_k, separation, best - runner_up, shift_margin(upright, best_side),
-                       glyph_sure=sure, glyph_shift=None if shifted is None else shifted[2:],
-                       likeness_sure=alike), scores
+    return Orientation(
+        best_side,
+        best_k,
+        separation,
+        best - runner_up,
+        shift_margin(upright, best_side),
+        glyph_sure=sure,
+        glyph_shift=None if shifted is None else shifted[2:],
+        likeness_sure=alike,
+    ), scores

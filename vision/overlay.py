@@ -10,9 +10,14 @@ from vision.layout import GEOMETRY
 
 #: Label colours (BGR) per terrain, readable on parchment.
 LABEL_COLOURS = {
-    Terrain.EMPTY: (90, 90, 90), Terrain.FOREST: (40, 140, 30), Terrain.VILLAGE: (40, 40, 200),
-    Terrain.FARM: (20, 160, 210), Terrain.WATER: (200, 110, 20), Terrain.MONSTER: (150, 40, 140),
-    Terrain.MOUNTAIN: (30, 40, 80), Terrain.WASTELAND: (110, 110, 110),
+    Terrain.EMPTY: (90, 90, 90),
+    Terrain.FOREST: (40, 140, 30),
+    Terrain.VILLAGE: (40, 40, 200),
+    Terrain.FARM: (20, 160, 210),
+    Terrain.WATER: (200, 110, 20),
+    Terrain.MONSTER: (150, 40, 140),
+    Terrain.MOUNTAIN: (30, 40, 80),
+    Terrain.WASTELAND: (110, 110, 110),
 }
 
 
@@ -40,8 +45,14 @@ def draw_overlay(reading, photo_bgr: np.ndarray) -> np.ndarray:
     thick = max(1, int(round(cell_px / 30)))
     low = set(map(tuple, reading.low_confidence_cells))
     corners = np.asarray(reading.grid_corners, dtype=np.float64) * scale
-    cv2.polylines(out, [np.round(corners).astype(np.int32).reshape(-1, 1, 2)], True, (255, 0, 255), thick * 2,
-                  cv2.LINE_AA)
+    cv2.polylines(
+        out,
+        [np.round(corners).astype(np.int32).reshape(-1, 1, 2)],
+        True,
+        (255, 0, 255),
+        thick * 2,
+        cv2.LINE_AA,
+    )
     font = cv2.FONT_HERSHEY_SIMPLEX
     for r in range(len(outlines)):
         for c in range(len(outlines[r])):
@@ -49,8 +60,14 @@ def draw_overlay(reading, photo_bgr: np.ndarray) -> np.ndarray:
             p = reading.cell_confidence[r][c]
             flagged = (r, c) in low
             colour = FLAGGED_COLOUR if flagged else confidence_colour(p)
-            cv2.polylines(out, [np.round(quad).astype(np.int32).reshape(-1, 1, 2)], True, colour,
-                          thick * (3 if flagged else 1), cv2.LINE_AA)
+            cv2.polylines(
+                out,
+                [np.round(quad).astype(np.int32).reshape(-1, 1, 2)],
+                True,
+                colour,
+                thick * (3 if flagged else 1),
+                cv2.LINE_AA,
+            )
             terrain = reading.sheet.cells[r][c]
             centre = quad.mean(axis=0)
             size = cell_px / 60
@@ -66,8 +83,11 @@ def draw_overlay(reading, photo_bgr: np.ndarray) -> np.ndarray:
                 corg = (int(centre[0] - cw / 2), int(centre[1] + cell_px * 0.38))
                 cv2.putText(out, conf, corg, font, small, colour, max(1, thick // 2), cv2.LINE_AA)
     _draw_coins(out, reading, scale, cell_px, thick)
-    _draw_banner(out, f"side {reading.side}   coins {reading.coins} ({reading.coin_confidence:.0%} sure)   "
-                      f"{len(low)} cell(s) to check")
+    _draw_banner(
+        out,
+        f"side {reading.side}   coins {reading.coins} ({reading.coin_confidence:.0%} sure)   "
+        f"{len(low)} cell(s) to check",
+    )
     return out
 
 
@@ -80,13 +100,26 @@ def _draw_coins(out: np.ndarray, reading, scale: float, cell_px: float, thick: i
     counted, grey for the rest, orange where the coin's own filled probability disagrees with the
     count."""
     radius = max(3, int(round(GEOMETRY.coin_radius * 1.4 * cell_px)))
-    for i, centre in enumerate(np.asarray(reading.coin_centres, dtype=np.float64).reshape(-1, 2) * scale):
+    for i, centre in enumerate(
+        np.asarray(reading.coin_centres, dtype=np.float64).reshape(-1, 2) * scale
+    ):
         counted = i < reading.coins
-        p = reading.coin_probabilities[i] if i < len(reading.coin_probabilities) else (1.0 if counted else 0.0)
+        p = (
+            reading.coin_probabilities[i]
+            if i < len(reading.coin_probabilities)
+            else (1.0 if counted else 0.0)
+        )
         colour = COUNTED_COIN_COLOUR if counted else UNCOUNTED_COIN_COLOUR
         if (p > 0.5) != counted:
             colour = FLAGGED_COLOUR
-        cv2.circle(out, tuple(int(v) for v in np.round(centre)), radius, colour, thick * (2 if counted else 1), cv2.LINE_AA)
+        cv2.circle(
+            out,
+            tuple(int(v) for v in np.round(centre)),
+            radius,
+            colour,
+            thick * (2 if counted else 1),
+            cv2.LINE_AA,
+        )
 
 
 def _draw_banner(out: np.ndarray, text: str) -> None:

@@ -56,7 +56,9 @@ from vision.orient import (
 MIN_CELL_PX = 14  # a cell narrower than this in the photo is too small to read reliably
 BLUR_SHARPNESS_MIN = 40.0  # Laplacian variance of the rectified cell area below this: blurred
 GLARE_FRACTION_MAX = 0.01  # more saturated white pixels than this in the cell area: glare
-WRONG_SIDE_MARGIN = 0.25  # the other side's mountains fit this much better: the user's side is wrong
+WRONG_SIDE_MARGIN = (
+    0.25  # the other side's mountains fit this much better: the user's side is wrong
+)
 
 
 @dataclass
@@ -74,7 +76,9 @@ class Reading:
     photo_size: tuple[int, int]  # (width, height) of the upright photo
     cell_probabilities: list = field(default_factory=list)  # 11 × 11 × {terrain: p}
     coin_probabilities: list[float] = field(default_factory=list)
-    coin_centres: list = field(default_factory=list)  # 14 × [x, y] photo px, the printed coins left to right
+    coin_centres: list = field(
+        default_factory=list
+    )  # 14 × [x, y] photo px, the printed coins left to right
     orientation: dict = field(default_factory=dict)
     seconds: float = 0.0
 
@@ -123,15 +127,24 @@ def _orient(image: np.ndarray, fit: GridFit, cells: np.ndarray, side: str | None
     dark = mountain_darkness(cells, PX)
     lines = line_image(image)
     coin_ev = [coin_track_periodicity(lines, fit.rotated(k)) for k in range(4)]
-    orientation, scores = decide_orientation(dark, side, coin_ev, cells)  # cells: the mountain glyph cue
-    if orientation.side == "A":  # its mountains are the same after a half turn: the coin track decides
+    orientation, scores = decide_orientation(
+        dark, side, coin_ev, cells
+    )  # cells: the mountain glyph cue
+    if (
+        orientation.side == "A"
+    ):  # its mountains are the same after a half turn: the coin track decides
         turns = (orientation.quarter_turns, (orientation.quarter_turns + 2) % 4)
-        orientation = half_turn(orientation, coin_ev, {k: track_match(image, fit.rotated(k)) for k in turns})
+        orientation = half_turn(
+            orientation, coin_ev, {k: track_match(image, fit.rotated(k)) for k in turns}
+        )
     if side is not None:
         other = max(s for (name, _), s in scores.items() if name != side)
         if other - scores[(side, orientation.quarter_turns)] > WRONG_SIDE_MARGIN:
-            raise PhotoError("wrong-side", f"the photo shows side {'B' if side == 'A' else 'A'}, "
-                                           f"not side {side}: its mountains are elsewhere")
+            raise PhotoError(
+                "wrong-side",
+                f"the photo shows side {'B' if side == 'A' else 'A'}, "
+                f"not side {side}: its mountains are elsewhere",
+            )
     return orientation
 
 
@@ -159,27 +172,47 @@ def locate(loaded: LoadedPhoto, side: str | None = None) -> Located:
     orientation = _orient(image, fit, cells, side)
     if orientation.glyph_shift is not None:  # the glyph shows the lattice a cell off: move it there
         try:
-            moved = shifted_fit(image, fit.rotated(orientation.quarter_turns), *orientation.glyph_shift)
+            moved = shifted_fit(
+                image, fit.rotated(orientation.quarter_turns), *orientation.glyph_shift
+            )
         except DegenerateFit:  # no lattice a cell over: the found one stays, in doubt
             moved = None
-        moved_orientation = None if moved is None else _orient(image, moved, sample_cells(image, moved), side)
-        if moved_orientation is not None and not moved_orientation.in_doubt:  # (in doubt: the glyph still shows a shift)
+        moved_orientation = (
+            None if moved is None else _orient(image, moved, sample_cells(image, moved), side)
+        )
+        if (
+            moved_orientation is not None and not moved_orientation.in_doubt
+        ):  # (in doubt: the glyph still shows a shift)
             fit, orientation = moved, moved_orientation
     upright = fit.rotated(orientation.quarter_turns)
     return Located(fit, upright, orientation, sample_cells(image, upright))
 
 
-def read_image(loaded: LoadedPhoto, side: str | None = None, model: ReaderModel | None = None) -> Reading:
+def read_image(
+    loaded: LoadedPhoto, side: str | None = None, model: ReaderModel | None = None
+) -> Reading:
     """Read a decoded photo (see :func:`read_photo`)."""
     start = time.perf_counter()
     image = loaded.image
     located = locate(loaded, side)  # before loading the model: a photo without a sheet answers fast
     model = model or default_model()
-    fit, upright, orientation, cells = located.fit, located.upright, located.orientation, located.cells
+    fit, upright, orientation, cells = (
+        located.fit,
+        located.upright,
+        located.orientation,
+        located.cells,
+    )
     layout = SIDES[orientation.side]
-    feats, paper = cell_features(cells, orientation.side, PX, paper_ring(image, upright.intersections))
-    printed = {**{c: Terrain.MOUNTAIN for c in layout.mountains}, **{c: Terrain.WASTELAND for c in layout.wasteland}}
-    drawable = layout.drawable  # row by row: the order the model's neighbour summary relates them in
+    feats, paper = cell_features(
+        cells, orientation.side, PX, paper_ring(image, upright.intersections)
+    )
+    printed = {
+        **{c: Terrain.MOUNTAIN for c in layout.mountains},
+        **{c: Terrain.WASTELAND for c in layout.wasteland},
+    }
+    drawable = (
+        layout.drawable
+    )  # row by row: the order the model's neighbour summary relates them in
     probs = model.cell_probabilities(feats[[r * GRID + c for r, c in drawable]])
     grid_terrain = [[Terrain.EMPTY] * GRID for _ in range(GRID)]
     confidence = [[1.0] * GRID for _ in range(GRID)]
@@ -192,7 +225,9 @@ def read_image(loaded: LoadedPhoto, side: str | None = None, model: ReaderModel 
         grid_terrain[r][c] = CELL_CLASSES[k]
         confidence[r][c] = float(p[k])
         probabilities[r][c] = {cls.value: round(float(v), 4) for cls, v in zip(CELL_CLASSES, p)}
-    sheet = Sheet(orientation.side, tuple(tuple(row) for row in grid_terrain))  # its coins are read next
+    sheet = Sheet(
+        orientation.side, tuple(tuple(row) for row in grid_terrain)
+    )  # its coins are read next
     drawn = len(sheet.drawn_cells())  # bounds the count; with many, a read of 0 may be a full track
     coins, coin_centres = _read_coins(image, upright, paper, orientation.side, model, drawn)
     coins = doubt_empty_track(coins, drawn)
@@ -201,24 +236,38 @@ def read_image(loaded: LoadedPhoto, side: str | None = None, model: ReaderModel 
     low = sorted({(r, c) for (r, c) in drawable if confidence[r][c] < threshold} | set(misplaced))
     if orientation.in_doubt:
         low = list(drawable)  # the grid may be misplaced or upside down: nothing is sure
-    warnings = _warnings(loaded, upright, cells, orientation, low, coins, unfamiliar, len(misplaced))
+    warnings = _warnings(
+        loaded, upright, cells, orientation, low, coins, unfamiliar, len(misplaced)
+    )
     sheet = replace(sheet, coins=coins.count)
     s = loaded.scale
     pts = upright.intersections * s
     return Reading(
-        sheet=sheet, cell_confidence=confidence, coin_confidence=coins.confidence,
-        low_confidence_cells=low, warnings=warnings,
+        sheet=sheet,
+        cell_confidence=confidence,
+        coin_confidence=coins.confidence,
+        low_confidence_cells=low,
+        warnings=warnings,
         grid_corners=np.round(upright.corners * s, 1).tolist(),
         cell_outlines=np.round(upright.cell_outlines() * s, 1).tolist(),
         intersections=np.round(pts, 2).tolist(),
-        photo_size=loaded.original_size, cell_probabilities=probabilities,
-        coin_probabilities=list(coins.filled_probability), coin_centres=np.round(coin_centres * s, 1).tolist(),
-        orientation={"quarter_turns": orientation.quarter_turns, "separation": round(orientation.separation, 3),
-                     "margin": round(orientation.margin, 3), "shift_margin": round(orientation.shift_margin, 3),
-                     "upside_down_doubt": orientation.upside_down_doubt, "glyph_sure": orientation.glyph_sure,
-                     "glyph_shift": None if orientation.glyph_shift is None else list(orientation.glyph_shift),
-                     "likeness_sure": orientation.likeness_sure,
-                     "lattice_contrast": round(fit.lattice_score, 3)},
+        photo_size=loaded.original_size,
+        cell_probabilities=probabilities,
+        coin_probabilities=list(coins.filled_probability),
+        coin_centres=np.round(coin_centres * s, 1).tolist(),
+        orientation={
+            "quarter_turns": orientation.quarter_turns,
+            "separation": round(orientation.separation, 3),
+            "margin": round(orientation.margin, 3),
+            "shift_margin": round(orientation.shift_margin, 3),
+            "upside_down_doubt": orientation.upside_down_doubt,
+            "glyph_sure": orientation.glyph_sure,
+            "glyph_shift": None
+            if orientation.glyph_shift is None
+            else list(orientation.glyph_shift),
+            "likeness_sure": orientation.likeness_sure,
+            "lattice_contrast": round(fit.lattice_score, 3),
+        },
         seconds=time.perf_counter() - start,
     )
 
@@ -227,17 +276,20 @@ def cell_doubt(upright: GridFit, r: int, c: int) -> float:
     """How far the grid may be off at cell (r, c), in u: the largest doubt of its four corners
     (:attr:`vision.grid.GridFit.crossing_doubt`). Above ``DOUBT_U`` the cell may be sampled
     partly from its neighbour, so it is flagged whatever the classifier says."""
-    return float(upright.crossing_doubt[r:r + 2, c:c + 2].max())
+    return float(upright.crossing_doubt[r : r + 2, c : c + 2].max())
 
 
-def _read_coins(image: np.ndarray, upright: GridFit, paper, side: str, model: ReaderModel,
-                drawn: int) -> tuple[CoinReading, np.ndarray]:
+def _read_coins(
+    image: np.ndarray, upright: GridFit, paper, side: str, model: ReaderModel, drawn: int
+) -> tuple[CoinReading, np.ndarray]:
     """Coin count from the coin classifier's per-coin probabilities (``side``: whose mountain coins
     are the reference for an unmarked coin; ``drawn``: the sheet's drawn cells as read, which bound
     the count), and the 14 coins' centres in ``image`` px (for the overlay)."""
     to_photo = coin_track_mapping(image, upright)
     feats = coin_track_features(image, upright, paper, side, to_photo=to_photo)
-    reading = count_from_probabilities(model.coin_probabilities(feats), coin_reliability(feats), most=most_coins(drawn))
+    reading = count_from_probabilities(
+        model.coin_probabilities(feats), coin_reliability(feats), most=most_coins(drawn)
+    )
     return reading, coin_centres_px(to_photo)
 
 
@@ -245,15 +297,24 @@ def _read_coins(image: np.ndarray, upright: GridFit, paper, side: str, model: Re
 LISTED_CELLS = 12
 
 
-def _warnings(loaded: LoadedPhoto, upright: GridFit, cells: np.ndarray, orientation: Orientation,
-              low: list, coins: CoinReading, unfamiliar: bool = False,
-              misplaced: int = 0) -> list[str]:
+def _warnings(
+    loaded: LoadedPhoto,
+    upright: GridFit,
+    cells: np.ndarray,
+    orientation: Orientation,
+    low: list,
+    coins: CoinReading,
+    unfamiliar: bool = False,
+    misplaced: int = 0,
+) -> list[str]:
     """Human-readable warnings about this reading."""
     out = []
     cell_px = upright.cell_size_px() * loaded.scale
     if cell_px < MIN_CELL_PX:
-        out.append(f"sheet too small in the frame: cells are {cell_px:.0f} px wide (want ≥ "
-                   f"{MIN_CELL_PX}); move closer")
+        out.append(
+            f"sheet too small in the frame: cells are {cell_px:.0f} px wide (want ≥ "
+            f"{MIN_CELL_PX}); move closer"
+        )
     if _sharpness(cells) < BLUR_SHARPNESS_MIN:
         out.append("photo looks blurred: hold still or focus on the sheet")
     glare = _glare(cells)
@@ -264,23 +325,31 @@ def _warnings(loaded: LoadedPhoto, upright: GridFit, cells: np.ndarray, orientat
     if orientation.may_be_shifted:
         out.append("the grid may be shifted by a cell: every cell is flagged; retake the photo")
     if orientation.upside_down_doubt:
-        out.append("the sheet may be upside down (the coin track is unclear): every cell is flagged; "
-                   "retake the photo with the whole coin track in view")
+        out.append(
+            "the sheet may be upside down (the coin track is unclear): every cell is flagged; "
+            "retake the photo with the whole coin track in view"
+        )
     if unfamiliar:
-        out.append("this sheet looks unlike the sheets the reader was trained on (many cells are unsure): "
-                   "cells are flagged more strictly")
+        out.append(
+            "this sheet looks unlike the sheets the reader was trained on (many cells are unsure): "
+            "cells are flagged more strictly"
+        )
     if misplaced:
-        out.append(f"the grid lines were hard to follow under {_cells(misplaced)} (a finger, a curl or "
-                   "faint "
-                   "lines): they are among the cells to check")
+        out.append(
+            f"the grid lines were hard to follow under {_cells(misplaced)} (a finger, a curl or "
+            "faint "
+            "lines): they are among the cells to check"
+        )
     if low:
         names = [cell_name(c) for c in sorted(low)]
         more = f" and {len(names) - LISTED_CELLS} more" if len(names) > LISTED_CELLS else ""
         out.append(f"{_cells(len(low))} to check: {' '.join(names[:LISTED_CELLS])}{more}")
     if coins.confidence < 0.8:
-        out.append(f"coin count {coins.count} is uncertain ({coins.confidence:.0%} sure): count the "
-                   "filled coins "
-                   "on the track")
+        out.append(
+            f"coin count {coins.count} is uncertain ({coins.confidence:.0%} sure): count the "
+            "filled coins "
+            "on the track"
+        )
     return out
 
 

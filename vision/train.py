@@ -59,7 +59,9 @@ from vision.reader import locate
 
 TRAIN_SEED_BASE = 1_000_000  # training photo seeds: TRAIN_SEED_BASE + 10_000·seed + i
 MAX_TRAIN_GRID_ERROR_U = 0.3
-JITTER_MAX_U = 0.15  # the largest smooth misplacement of a jittered copy: found grids are mostly within 0.1 u
+JITTER_MAX_U = (
+    0.15  # the largest smooth misplacement of a jittered copy: found grids are mostly within 0.1 u
+)
 JITTER_NOISE_U = 0.015  # and each crossing's own snap noise
 FLAG_ERRORS_SHARE = 0.97  # the threshold flags this share of validation errors
 
@@ -70,7 +72,9 @@ class TrainConfig:
 
     seed: int = 1
     photos: int = 2600  # the most that fit the time budget; accuracy still grows with each doubling
-    holdout_style_family: str = "marker"  # kept out, so the benchmark measures an unseen marking style
+    holdout_style_family: str = (
+        "marker"  # kept out, so the benchmark measures an unseen marking style
+    )
     holdout_background_family: str = "cloth"  # and an unseen table
     # Printed-art families (vision.synth.art): this share of the photos shows a family other than
     # our look-alike, drawn uniformly among those not held out. 0 as shipped: a full run at 0.5 read
@@ -78,16 +82,22 @@ class TrainConfig:
     # (docs/reader.md, "Other printings")
     art_share: float = 0.0
     holdout_art_family: str = "woodcut"  # kept out, so the benchmark measures an unseen printing
-    max_megapixels: float = 2.5  # features are taken on the rectified sheet; bigger photos add time only
+    max_megapixels: float = (
+        2.5  # features are taken on the rectified sheet; bigger photos add time only
+    )
     # Photos given a lamp's glare. Off: glare comes with the held-out marker family only, and
     # training on it read glare cells better but whole sheets worse on the benchmark
     glare_share: float = 0.0
     # Photos of each drawn sheet (later ones are retakes under new light). 1: a second take cost 1.8
     # × the network time for a small gain
     takes: int = 1
-    validation_share: float = 0.15  # photos kept aside to calibrate the flag threshold and report figures
+    validation_share: float = (
+        0.15  # photos kept aside to calibrate the flag threshold and report figures
+    )
     max_iter: int = 300  # coin boosting
-    context_max_iter: int = 150  # sheet-context boosting (more iterations read no better and doubled the file)
+    context_max_iter: int = (
+        150  # sheet-context boosting (more iterations read no better and doubled the file)
+    )
     # 2: a second context round reading the first round's neighbours; no gain beyond random-start
     # spread for a 25 % bigger file
     context_rounds: int = 1
@@ -95,9 +105,14 @@ class TrainConfig:
     sheet_look: bool = True  # and reads the sheet's own look (the spread of its cells' colours)
     learning_rate: float = 0.08
     max_leaf_nodes: int = 31
-    hidden_layers: tuple[int, ...] = (512, 256)  # wider layers read barely better for twice the file and time
+    hidden_layers: tuple[int, ...] = (
+        512,
+        256,
+    )  # wider layers read barely better for twice the file and time
     alpha: float = 1e-3
-    epochs: int = 40  # fixed: the rows of one photo are alike, so a random early-stopping split would leak
+    epochs: int = (
+        40  # fixed: the rows of one photo are alike, so a random early-stopping split would leak
+    )
     # shape networks, alternating between the two halves of the photos, each its own random start
     networks: int = 4
     # Trees beside the networks (fit_trees; 0: none), one per half, read by the context stage: they
@@ -122,7 +137,12 @@ def allowed_styles(cfg: TrainConfig) -> list[str]:
     """Styles outside the held-out family."""
     from vision.synth import STYLE_FAMILIES
 
-    return [s for fam, styles in STYLE_FAMILIES.items() if fam != cfg.holdout_style_family for s in styles]
+    return [
+        s
+        for fam, styles in STYLE_FAMILIES.items()
+        if fam != cfg.holdout_style_family
+        for s in styles
+    ]
 
 
 def grid_error_u(read_intersections: np.ndarray, truth_intersections: np.ndarray) -> float:
@@ -136,10 +156,17 @@ def allowed_backgrounds(cfg: TrainConfig) -> list[str]:
     """Backgrounds outside the held-out family."""
     from vision.synth import BACKGROUND_FAMILIES
 
-    return [b for fam, names in BACKGROUND_FAMILIES.items() if fam != cfg.holdout_background_family for b in names]
+    return [
+        b
+        for fam, names in BACKGROUND_FAMILIES.items()
+        if fam != cfg.holdout_background_family
+        for b in names
+    ]
 
 
-def _cell_samples(image: np.ndarray, fit: GridFit, cells_bgr: np.ndarray, sheet: Sheet) -> tuple[np.ndarray, np.ndarray, object]:
+def _cell_samples(
+    image: np.ndarray, fit: GridFit, cells_bgr: np.ndarray, sheet: Sheet
+) -> tuple[np.ndarray, np.ndarray, object]:
     """Features and labels of the drawable cells of one rectified cell area (``fit`` upright in
     ``image``), and its paper model."""
     feats, paper = cell_features(cells_bgr, sheet.side, PX, paper_ring(image, fit.intersections))
@@ -196,13 +223,23 @@ def photo_samples(args: tuple[PhotoJob, bool]) -> dict:
     from vision.synth.photo import retake
 
     job, validation = args
-    photo = make_photo(job.seed, style=job.style, background=job.background, megapixels=job.megapixels,
-                       condition={"glare": job.glare} if job.glare else None, art_family=job.art)
+    photo = make_photo(
+        job.seed,
+        style=job.style,
+        background=job.background,
+        megapixels=job.megapixels,
+        condition={"glare": job.glare} if job.glare else None,
+        art_family=job.art,
+    )
     if validation:
         return _photo_samples(photo, True)
-    takes = [_photo_samples(photo, False)] + [_photo_samples(retake(photo, k), False, k) for k in range(1, job.takes)]
+    takes = [_photo_samples(photo, False)] + [
+        _photo_samples(retake(photo, k), False, k) for k in range(1, job.takes)
+    ]
     out = takes[0]
-    for more in takes[1:]:  # one record per drawn sheet, so a sheet's photos stay on one side of every split
+    for more in takes[
+        1:
+    ]:  # one record per drawn sheet, so a sheet's photos stay on one side of every split
         out["copies"] += more["copies"]
         for key in ("Xc", "yc", "Xc_relit"):
             out[key] = np.concatenate([out[key], more[key]])
@@ -223,7 +260,9 @@ def _photo_samples(photo, validation: bool, take: int = 0) -> dict:
     if not validation:
         moved = jittered_grid(true_pts, _take_rng(photo_seed, take, 1))
         copies.append(_cell_samples(loaded.image, moved, sample_cells(loaded.image, moved), sheet))
-        return _samples(photo_seed, "jittered", copies, loaded, moved, copies[1][2], truth, sheet, take)  # coins: as found
+        return _samples(
+            photo_seed, "jittered", copies, loaded, moved, copies[1][2], truth, sheet, take
+        )  # coins: as found
     status = "found"
     try:
         located = locate(loaded)
@@ -244,15 +283,31 @@ def _take_rng(photo_seed: int, take: int, *stream: int) -> np.random.Generator:
     return np.random.default_rng([photo_seed, *stream] + [take] * (take > 0))
 
 
-def _samples(photo_seed: int, status: str, copies: list, loaded, coin_fit: GridFit, paper, truth: dict,
-             sheet: Sheet, take: int = 0) -> dict:
+def _samples(
+    photo_seed: int,
+    status: str,
+    copies: list,
+    loaded,
+    coin_fit: GridFit,
+    paper,
+    truth: dict,
+    sheet: Sheet,
+    take: int = 0,
+) -> dict:
     """One photo's training record: its cell copies and its coin features (see
     :func:`photo_samples`)."""
-    coin_feats, relit = coin_training_features(loaded.image, coin_fit, paper, sheet.side,
-                                               _take_rng(photo_seed, take))
+    coin_feats, relit = coin_training_features(
+        loaded.image, coin_fit, paper, sheet.side, _take_rng(photo_seed, take)
+    )
     coin_labels = (np.arange(len(coin_feats)) < int(truth.get("coins", sheet.coins))).astype(int)
-    return {"seed": photo_seed, "status": status, "copies": [(x, y) for x, y, _ in copies],
-            "Xc": coin_feats, "yc": coin_labels, "Xc_relit": relit}
+    return {
+        "seed": photo_seed,
+        "status": status,
+        "copies": [(x, y) for x, y, _ in copies],
+        "Xc": coin_feats,
+        "yc": coin_labels,
+        "Xc_relit": relit,
+    }
 
 
 def single_thread():
@@ -271,16 +326,29 @@ def single_thread():
     return threadpool_limits(1)
 
 
-def _fit(X: np.ndarray, y: np.ndarray, cfg: TrainConfig, max_leaf_nodes: int | None = None, max_iter: int | None = None,
-         learning_rate: float | None = None, early_stopping: bool = True):
+def _fit(
+    X: np.ndarray,
+    y: np.ndarray,
+    cfg: TrainConfig,
+    max_leaf_nodes: int | None = None,
+    max_iter: int | None = None,
+    learning_rate: float | None = None,
+    early_stopping: bool = True,
+):
     """A HistGradientBoostingClassifier with the configured size (the coin model, the sheet-context
     stage, the cell trees)."""
     from sklearn.ensemble import HistGradientBoostingClassifier
 
-    return HistGradientBoostingClassifier(max_iter=max_iter or cfg.max_iter, learning_rate=learning_rate or cfg.learning_rate,
-                                          max_leaf_nodes=max_leaf_nodes or cfg.max_leaf_nodes, l2_regularization=1.0,
-                                          early_stopping=early_stopping, validation_fraction=0.1, n_iter_no_change=20,
-                                          random_state=cfg.seed).fit(X, y)
+    return HistGradientBoostingClassifier(
+        max_iter=max_iter or cfg.max_iter,
+        learning_rate=learning_rate or cfg.learning_rate,
+        max_leaf_nodes=max_leaf_nodes or cfg.max_leaf_nodes,
+        l2_regularization=1.0,
+        early_stopping=early_stopping,
+        validation_fraction=0.1,
+        n_iter_no_change=20,
+        random_state=cfg.seed,
+    ).fit(X, y)
 
 
 def _shape_network(X: np.ndarray, y: np.ndarray, cfg: TrainConfig, seed: int):
@@ -292,18 +360,32 @@ def _shape_network(X: np.ndarray, y: np.ndarray, cfg: TrainConfig, seed: int):
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
 
-    net = MLPClassifier(hidden_layer_sizes=cfg.hidden_layers, alpha=cfg.alpha, batch_size=512, learning_rate_init=1e-3,
-                        max_iter=cfg.epochs, early_stopping=False, n_iter_no_change=cfg.epochs, tol=0.0,
-                        random_state=seed)
-    with warnings.catch_warnings():  # a fixed number of epochs is the plan, not a failure to converge
+    net = MLPClassifier(
+        hidden_layer_sizes=cfg.hidden_layers,
+        alpha=cfg.alpha,
+        batch_size=512,
+        learning_rate_init=1e-3,
+        max_iter=cfg.epochs,
+        early_stopping=False,
+        n_iter_no_change=cfg.epochs,
+        tol=0.0,
+        random_state=seed,
+    )
+    with (
+        warnings.catch_warnings()
+    ):  # a fixed number of epochs is the plan, not a failure to converge
         warnings.simplefilter("ignore", ConvergenceWarning)
-        pipe = make_pipeline(StandardScaler(), net).fit(np.asarray(X, dtype=np.float32), y)  # no copy when already so
+        pipe = make_pipeline(StandardScaler(), net).fit(
+            np.asarray(X, dtype=np.float32), y
+        )  # no copy when already so
     net.coefs_ = [w.astype(np.float16) for w in net.coefs_]
     net.intercepts_ = [b.astype(np.float16) for b in net.intercepts_]
     return pipe
 
 
-def _half_networks(job: tuple[np.ndarray, np.ndarray, TrainConfig, list[int]]) -> list[tuple[int, object, float]]:
+def _half_networks(
+    job: tuple[np.ndarray, np.ndarray, TrainConfig, list[int]],
+) -> list[tuple[int, object, float]]:
     """Fit networks ``ks`` on one half's rows: (k, network, seconds) for each."""
     X, y, cfg, ks = job
     out = []
@@ -318,7 +400,9 @@ def half_rows(photos: list[dict], h: int) -> tuple[np.ndarray, np.ndarray]:
     """The cell features (float32) and labels of every
     copy of the photos of half ``h`` (seed % 2)."""
     half = [x for p in photos if p["seed"] % 2 == h for x in p["copies"]]
-    return np.concatenate([x for x, _ in half]).astype(np.float32), np.concatenate([y for _, y in half])
+    return np.concatenate([x for x, _ in half]).astype(np.float32), np.concatenate(
+        [y for _, y in half]
+    )
 
 
 def fit_cells(photos: list[dict], cfg: TrainConfig, log=print) -> list:
@@ -334,8 +418,10 @@ def fit_cells(photos: list[dict], cfg: TrainConfig, log=print) -> list:
         for fitted in pool.imap_unordered(_half_networks, jobs):
             for k, net, seconds in fitted:
                 nets[k] = net
-                log(f"  shape network {k + 1}/{cfg.networks}: {net[-1].n_iter_} epochs, "
-                    f"{seconds:.0f} s")
+                log(
+                    f"  shape network {k + 1}/{cfg.networks}: {net[-1].n_iter_} epochs, "
+                    f"{seconds:.0f} s"
+                )
     return nets
 
 
@@ -343,9 +429,18 @@ def _half_tree(job: tuple[np.ndarray, np.ndarray, TrainConfig, int]) -> tuple[in
     """Fit the tree model of half ``h`` on its rows: (h, model, seconds)."""
     X, y, cfg, h = job
     t0 = time.time()
-    with single_thread():  # no early stopping: a random validation split of rows would leak (a photo's rows are alike)
-        trees = _fit(X, y, cfg, max_leaf_nodes=cfg.tree_leaves, max_iter=cfg.tree_iterations,
-                     learning_rate=cfg.tree_learning_rate, early_stopping=False)
+    with (
+        single_thread()
+    ):  # no early stopping: a random validation split of rows would leak (a photo's rows are alike)
+        trees = _fit(
+            X,
+            y,
+            cfg,
+            max_leaf_nodes=cfg.tree_leaves,
+            max_iter=cfg.tree_iterations,
+            learning_rate=cfg.tree_learning_rate,
+            early_stopping=False,
+        )
     return h, trees, time.time() - t0
 
 
@@ -366,8 +461,9 @@ def fit_trees(photos: list[dict], cfg: TrainConfig, log=print) -> list:
     return trees
 
 
-def fit_context(photos: list[dict], nets: list, cfg: TrainConfig, log=print,
-                trees: list = ()) -> tuple[object | None, np.ndarray | None, list]:
+def fit_context(
+    photos: list[dict], nets: list, cfg: TrainConfig, log=print, trees: list = ()
+) -> tuple[object | None, np.ndarray | None, list]:
     """The sheet-context stage (vision.classify.context_inputs), its colour scale and, with
     ``cfg.context_rounds`` = 2, its first round: all fitted on what the networks (and the trees,
     when given: one per half) say about photos they were not fitted on (each half's photos read by
@@ -382,25 +478,44 @@ def fit_context(photos: list[dict], nets: list, cfg: TrainConfig, log=print,
     other = {h: [n for k, n in enumerate(nets) if k % 2 != h] for h in (0, 1)}
     t0 = time.time()
     networks = [np.mean([full_proba(n, x) for n in other[h]], axis=0) for h, x, _ in sheets]
-    rows = [context_inputs(x, p, scale, cfg.nearby_paper, cfg.sheet_look,
-                           full_proba(trees[1 - h], x) if trees else None)
-            for (h, x, _), p in zip(sheets, networks)]
+    rows = [
+        context_inputs(
+            x,
+            p,
+            scale,
+            cfg.nearby_paper,
+            cfg.sheet_look,
+            full_proba(trees[1 - h], x) if trees else None,
+        )
+        for (h, x, _), p in zip(sheets, networks)
+    ]
     labels = np.concatenate([y for _, _, y in sheets])
     fit = lambda X, y: _fit(X, y, cfg, max_leaf_nodes=15, max_iter=cfg.context_max_iter)
     first = []
     if cfg.context_rounds == 2:
-        first = [fit(np.concatenate([r for (h, _, _), r in zip(sheets, rows) if h == half]),
-                     np.concatenate([y for h, _, y in sheets if h == half])) for half in (0, 1)]
-        log(f"  sheet context, first round: {[c.n_iter_ for c in first]} iterations, "
-            f"{time.time() - t0:.0f} s")
-        rows = [second_round_inputs(r, mix_context(p, full_proba(first[1 - h], r)), sheet_side(x))
-                for (h, x, _), r, p in zip(sheets, rows, networks)]
+        first = [
+            fit(
+                np.concatenate([r for (h, _, _), r in zip(sheets, rows) if h == half]),
+                np.concatenate([y for h, _, y in sheets if h == half]),
+            )
+            for half in (0, 1)
+        ]
+        log(
+            f"  sheet context, first round: {[c.n_iter_ for c in first]} iterations, "
+            f"{time.time() - t0:.0f} s"
+        )
+        rows = [
+            second_round_inputs(r, mix_context(p, full_proba(first[1 - h], r)), sheet_side(x))
+            for (h, x, _), r, p in zip(sheets, rows, networks)
+        ]
     context = fit(np.concatenate(rows), labels)
     log(f"  sheet context: {context.n_iter_} iterations, {time.time() - t0:.0f} s")
     return context, scale, first
 
 
-def low_confidence_threshold(confidence: np.ndarray, correct: np.ndarray, share: float = FLAG_ERRORS_SHARE) -> float:
+def low_confidence_threshold(
+    confidence: np.ndarray, correct: np.ndarray, share: float = FLAG_ERRORS_SHARE
+) -> float:
     """Smallest threshold below which ``share`` of the wrong answers' confidences fall."""
     wrong = np.sort(confidence[~correct])
     if len(wrong) == 0:
@@ -420,12 +535,32 @@ def training_jobs(cfg: TrainConfig) -> list[PhotoJob]:
     other_art = [f for f in ART_FAMILIES if f not in ("lookalike", cfg.holdout_art_family)]
     jobs = []
     for i in range(cfg.photos):
-        style, background = styles[int(rng.integers(len(styles)))], backgrounds[int(rng.integers(len(backgrounds)))]
+        style, background = (
+            styles[int(rng.integers(len(styles)))],
+            backgrounds[int(rng.integers(len(backgrounds)))],
+        )
         megapixels = float(rng.uniform(1.0, cfg.max_megapixels))
-        glare = round(float(glare_rng.uniform(*GLARE_RANGE)), 3) if glare_rng.random() < cfg.glare_share else 0.0
-        art = str(art_rng.choice(other_art)) if other_art and art_rng.random() < cfg.art_share else "lookalike"
-        jobs.append(PhotoJob(TRAIN_SEED_BASE + 10_000 * cfg.seed + i, style, background, megapixels, glare, cfg.takes,
-                             art))
+        glare = (
+            round(float(glare_rng.uniform(*GLARE_RANGE)), 3)
+            if glare_rng.random() < cfg.glare_share
+            else 0.0
+        )
+        art = (
+            str(art_rng.choice(other_art))
+            if other_art and art_rng.random() < cfg.art_share
+            else "lookalike"
+        )
+        jobs.append(
+            PhotoJob(
+                TRAIN_SEED_BASE + 10_000 * cfg.seed + i,
+                style,
+                background,
+                megapixels,
+                glare,
+                cfg.takes,
+                art,
+            )
+        )
     return jobs
 
 
@@ -442,7 +577,13 @@ def train_command(cfg: TrainConfig) -> str:
     if {k: getattr(cfg, k) for k in QUICK} == QUICK:
         return f"cartographers train --quick --seed {cfg.seed}"
     words = ["cartographers", "train", "--seed", str(cfg.seed)]
-    for name in ("photos", "holdout_style_family", "holdout_background_family", "holdout_art_family", "art_share"):
+    for name in (
+        "photos",
+        "holdout_style_family",
+        "holdout_background_family",
+        "holdout_art_family",
+        "art_share",
+    ):
         if getattr(cfg, name) != getattr(d, name):
             words += [f"--{name.replace('_', '-')}", str(getattr(cfg, name))]
     return " ".join(words)
@@ -451,7 +592,9 @@ def train_command(cfg: TrainConfig) -> str:
 def train(cfg: TrainConfig, log=print) -> ReaderModel:
     """Generate, extract, fit, calibrate; return the model (not yet saved)."""
     start = time.time()
-    n_val = max(1, int(cfg.photos * cfg.validation_share))  # the lowest seeds: only they meet the finder
+    n_val = max(
+        1, int(cfg.photos * cfg.validation_share)
+    )  # the lowest seeds: only they meet the finder
     jobs = [(job, k < n_val) for k, job in enumerate(training_jobs(cfg))]
     results = []
     with get_context("spawn").Pool(cfg.workers) as pool:
@@ -463,19 +606,31 @@ def train(cfg: TrainConfig, log=print) -> ReaderModel:
     results.sort(key=lambda r: r["seed"])
     val, fit_set = results[:n_val], results[n_val:]
     n_cells = sum(len(y) for r in fit_set for _, y in r["copies"])
-    log(f"fitting on {len(fit_set)} photos ({n_cells} cells, true-grid and jittered-grid copies); "
-        f"{n_val} for validation; grid status {status}")
+    log(
+        f"fitting on {len(fit_set)} photos ({n_cells} cells, true-grid and jittered-grid copies); "
+        f"{n_val} for validation; grid status {status}"
+    )
     with single_thread():  # OpenMP barriers crawl on a shared, oversubscribed machine
         shape = fit_cells(fit_set, cfg, log)
         trees = fit_trees(fit_set, cfg, log)
         context, scale, first_context = fit_context(fit_set, shape, cfg, log, trees)
-        coins = _fit(np.concatenate([x for r in fit_set for x in (r["Xc"], r["Xc_relit"])]),
-                     np.concatenate([r["yc"] for r in fit_set for _ in range(2)]), cfg)
+        coins = _fit(
+            np.concatenate([x for r in fit_set for x in (r["Xc"], r["Xc_relit"])]),
+            np.concatenate([r["yc"] for r in fit_set for _ in range(2)]),
+            cfg,
+        )
     # Validated as shipped: the numpy export the reader runs
     # (vision.inference), checked against each estimator.
-    model = ReaderModel(shape=[export(n) for n in shape], coins=export(coins),
-                        context=None if context is None else export(context), context_scale=scale, first_context=[export(c) for c in first_context],
-                        nearby_paper=cfg.nearby_paper, sheet_look=cfg.sheet_look, trees=[export(t) for t in trees])
+    model = ReaderModel(
+        shape=[export(n) for n in shape],
+        coins=export(coins),
+        context=None if context is None else export(context),
+        context_scale=scale,
+        first_context=[export(c) for c in first_context],
+        nearby_paper=cfg.nearby_paper,
+        sheet_look=cfg.sheet_look,
+        trees=[export(t) for t in trees],
+    )
     validation, threshold = validate(model, val)
     model.meta = {
         "command": train_command(cfg),
@@ -483,15 +638,23 @@ def train(cfg: TrainConfig, log=print) -> ReaderModel:
         "feature_names": CELL_FEATURE_NAMES,
         "classes": [t.value for t in CELL_CLASSES],
         "low_confidence_below": threshold,
-        "training": {"photos_generated": len(results), "photos_fitted": len(fit_set), "validation_photos": n_val,
-                     "grid_status": status, "cells": int(n_cells),
-                     "seconds": round(time.time() - start, 1),
-                     "shape_epochs": [int(n[-1].n_iter_) for n in shape],  # the fitted pipelines
-                     "coin_iterations": int(coins.n_iter_),
-                     "context_iterations": int(context.n_iter_) if context is not None else 0,
-                     "first_context_iterations": [int(c.n_iter_) for c in first_context],
-                     "tree_iterations": [int(t.n_iter_) for t in trees],
-                     "seed_range": [TRAIN_SEED_BASE + 10_000 * cfg.seed, TRAIN_SEED_BASE + 10_000 * cfg.seed + cfg.photos]},
+        "training": {
+            "photos_generated": len(results),
+            "photos_fitted": len(fit_set),
+            "validation_photos": n_val,
+            "grid_status": status,
+            "cells": int(n_cells),
+            "seconds": round(time.time() - start, 1),
+            "shape_epochs": [int(n[-1].n_iter_) for n in shape],  # the fitted pipelines
+            "coin_iterations": int(coins.n_iter_),
+            "context_iterations": int(context.n_iter_) if context is not None else 0,
+            "first_context_iterations": [int(c.n_iter_) for c in first_context],
+            "tree_iterations": [int(t.n_iter_) for t in trees],
+            "seed_range": [
+                TRAIN_SEED_BASE + 10_000 * cfg.seed,
+                TRAIN_SEED_BASE + 10_000 * cfg.seed + cfg.photos,
+            ],
+        },
         "validation": validation,
     }
     log(f"validation: {model.meta['validation']}, threshold {threshold:.4f}")
@@ -509,18 +672,33 @@ def validate(model: ReaderModel, val: list[dict]) -> tuple[dict, float]:
     correct = proba.argmax(axis=1) == y_val
     threshold = low_confidence_threshold(conf, correct)
     coin_proba = model.coin_probabilities(np.concatenate([r["Xc"] for r in val]))
-    return {"cell_accuracy": round(float(correct.mean()), 5),
-            "cell_accuracy_networks_only": round(float((networks.argmax(axis=1) == y_val).mean()), 5),
-            "cells_flagged_share": round(float((conf < threshold).mean()), 4),
-            "errors_flagged_share": round(float((conf[~correct] < threshold).mean()) if (~correct).any() else 1.0, 4),
-            "coin_accuracy": round(float(((coin_proba > 0.5) == np.concatenate([r["yc"] for r in val])).mean()), 5)}, threshold
+    return {
+        "cell_accuracy": round(float(correct.mean()), 5),
+        "cell_accuracy_networks_only": round(float((networks.argmax(axis=1) == y_val).mean()), 5),
+        "cells_flagged_share": round(float((conf < threshold).mean()), 4),
+        "errors_flagged_share": round(
+            float((conf[~correct] < threshold).mean()) if (~correct).any() else 1.0, 4
+        ),
+        "coin_accuracy": round(
+            float(((coin_proba > 0.5) == np.concatenate([r["yc"] for r in val])).mean()), 5
+        ),
+    }, threshold
 
 
 #: The quick recipe (``cartographers train --quick``): every stage of the full one — generating, the
 #: jittered copies, networks, trees, the context stage, coins, validation, the saved file — on a few
 #: small photos, in about a minute. Its model reads badly; it is for checking the recipe runs.
-QUICK = {"photos": 24, "max_megapixels": 1.0, "epochs": 3, "max_iter": 10, "context_max_iter": 10,
-         "tree_iterations": 4, "hidden_layers": (32, 16), "networks": 2, "art_share": 0.5}
+QUICK = {
+    "photos": 24,
+    "max_megapixels": 1.0,
+    "epochs": 3,
+    "max_iter": 10,
+    "context_max_iter": 10,
+    "tree_iterations": 4,
+    "hidden_layers": (32, 16),
+    "networks": 2,
+    "art_share": 0.5,
+}
 
 
 def quick_config(cfg: TrainConfig) -> TrainConfig:
@@ -532,7 +710,9 @@ def quick_config(cfg: TrainConfig) -> TrainConfig:
     return replace(cfg, **QUICK)
 
 
-def train_and_save(cfg: TrainConfig, log=print, model_file: Path = MODEL_FILE, meta_file: Path = META_FILE) -> ReaderModel:
+def train_and_save(
+    cfg: TrainConfig, log=print, model_file: Path = MODEL_FILE, meta_file: Path = META_FILE
+) -> ReaderModel:
     """Train and write the model (by default models/reader.npz + models/reader.json)."""
     model = train(cfg, log)
     save_model(model, model_file, meta_file)

@@ -8,13 +8,22 @@ import sys
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("read", help="read the map from a photo of a filled-in sheet",
-                       description="Find the printed grid in the photo, read every cell and the coin track, "
-                                   "and say which cells the reader is unsure of.")
-    p.add_argument("photo", help="JPEG or PNG photo (HEIC with the optional extra cartographers[heic])")
+    p = sub.add_parser(
+        "read",
+        help="read the map from a photo of a filled-in sheet",
+        description="Find the printed grid in the photo, read every cell and the coin track, "
+        "and say which cells the reader is unsure of.",
+    )
+    p.add_argument(
+        "photo", help="JPEG or PNG photo (HEIC with the optional extra cartographers[heic])"
+    )
     p.add_argument("--side", choices=["A", "B"], help="the sheet side, if you know it")
     p.add_argument("--json", action="store_true", help="print the reading as JSON")
-    p.add_argument("--overlay", metavar="FILE", help="write the photo with the found grid and labels drawn on it")
+    p.add_argument(
+        "--overlay",
+        metavar="FILE",
+        help="write the photo with the found grid and labels drawn on it",
+    )
     p.set_defaults(run=run)
 
 
@@ -54,8 +63,10 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(reading.to_json()))
     else:
-        panels = [(f"side {reading.side}, {reading.coins} coins", None),
-                  ("unsure cells", set(reading.low_confidence_cells))]
+        panels = [
+            (f"side {reading.side}, {reading.coins} coins", None),
+            ("unsure cells", set(reading.low_confidence_cells)),
+        ]
         print(draw_maps(reading.sheet, panels, colour=sys.stdout.isatty()))
         print(legend(reading.sheet, marked=True))
         print(f"coins {reading.coins} (confidence {reading.coin_confidence:.2f})")

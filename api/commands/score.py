@@ -9,15 +9,26 @@ import sys
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("score", help="read a photo of a sheet and score it",
-                       description="Read the map from a photo (as 'read' does), then score it for the four edict "
-                                   "cards (A, B, C, D in order) or all sixteen.")
+    p = sub.add_parser(
+        "score",
+        help="read a photo of a sheet and score it",
+        description="Read the map from a photo (as 'read' does), then score it for the four edict "
+        "cards (A, B, C, D in order) or all sixteen.",
+    )
     p.add_argument("photo", help="JPEG or PNG photo of the filled-in sheet")
     p.add_argument("--cards", required=True, help="C1,C2,C3,C4 for edicts A–D, or 'all'")
-    p.add_argument("--season", choices=["spring", "summer", "fall", "winter"], help="score only this season")
+    p.add_argument(
+        "--season", choices=["spring", "summer", "fall", "winter"], help="score only this season"
+    )
     p.add_argument("--side", choices=["A", "B"], help="the sheet side, if you know it")
-    p.add_argument("--json", action="store_true", help="print the reading and the score report as JSON")
-    p.add_argument("--overlay", metavar="FILE", help="write the photo with the found grid and labels drawn on it")
+    p.add_argument(
+        "--json", action="store_true", help="print the reading and the score report as JSON"
+    )
+    p.add_argument(
+        "--overlay",
+        metavar="FILE",
+        help="write the photo with the found grid and labels drawn on it",
+    )
     p.set_defaults(run=run)
 
 
@@ -35,5 +46,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({**report, "reading": reading.to_json()}))
     else:
-        print(format_report(reading.sheet, report, colour=sys.stdout.isatty()))  # its warnings name the cells to check
+        print(
+            format_report(reading.sheet, report, colour=sys.stdout.isatty())
+        )  # its warnings name the cells to check
     return 0

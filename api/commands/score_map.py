@@ -19,8 +19,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("sheet", help="sheet JSON (docs/formats.md) or the compact text form")
     p.add_argument("--cards", required=True, help="C1,C2,C3,C4 for edicts A–D, or 'all'")
-    p.add_argument("--season", choices=["spring", "summer", "fall", "winter"],
-                   help="score only this season (default: all four on this sheet)")
+    p.add_argument(
+        "--season",
+        choices=["spring", "summer", "fall", "winter"],
+        help="score only this season (default: all four on this sheet)",
+    )
     p.add_argument("--json", action="store_true", help="print the JSON report")
     p.set_defaults(run=run)
 

@@ -28,13 +28,22 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="write a printable blank map sheet (PDF or PNG)",
         description="Write a blank map sheet to print, at the real sheet's geometry.",
     )
-    p.add_argument("--side", required=True, choices=["A", "B"], help="sheet side: A (wilderness) or B (wastelands)")
+    p.add_argument(
+        "--side",
+        required=True,
+        choices=["A", "B"],
+        help="sheet side: A (wilderness) or B (wastelands)",
+    )
     p.add_argument("--out", required=True, help="output file, .pdf or .png")
     p.add_argument("--paper", default="a4", choices=sorted(PAPER_MM), help="page size (default a4)")
     p.add_argument("--dpi", type=int, default=300, help="resolution (default 300)")
-    p.add_argument("--variant", default="print", choices=VARIANTS,
-                   help="print (parchment, as the pad), photocopy (grey) or white-print (no parchment: "
-                        "saves ink)")
+    p.add_argument(
+        "--variant",
+        default="print",
+        choices=VARIANTS,
+        help="print (parchment, as the pad), photocopy (grey) or white-print (no parchment: "
+        "saves ink)",
+    )
     p.add_argument("--white-paper", action="store_true", help="same as --variant white-print")
     p.set_defaults(run=run)
 
@@ -52,7 +61,7 @@ def page_image(side: str, paper: str, dpi: int, variant: str) -> np.ndarray:
     h, w = img.shape[:2]
     y0, x0 = (page_h - h) // 2, (page_w - w) // 2
     alpha = (sheet.alpha.astype(np.float32) / 255)[:, :, None]
-    page[y0:y0 + h, x0:x0 + w] = (img * alpha + 255 * (1 - alpha)).astype(np.uint8)
+    page[y0 : y0 + h, x0 : x0 + w] = (img * alpha + 255 * (1 - alpha)).astype(np.uint8)
     return page
 
 

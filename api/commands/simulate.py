@@ -24,13 +24,21 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         description="Play a game of Cartographers with simulated players; "
         "deterministic for a seed.",
     )
-    p.add_argument("--players", type=int, default=4, help="1 to 5 (default 4; 1 plays the solo rules)")
+    p.add_argument(
+        "--players", type=int, default=4, help="1 to 5 (default 4; 1 plays the solo rules)"
+    )
     p.add_argument("--side", choices=["A", "B"], default="A", help="sheet side (default A)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    p.add_argument("--strategy", choices=list(STRATEGIES), default="greedy",
-                   help="how the players choose (default greedy)")
+    p.add_argument(
+        "--strategy",
+        choices=list(STRATEGIES),
+        default="greedy",
+        help="how the players choose (default greedy)",
+    )
     p.add_argument("--json", action="store_true", help="print the whole game record as JSON")
-    p.add_argument("--out", metavar="DIR", help="also write log.json and each player's season sheets here")
+    p.add_argument(
+        "--out", metavar="DIR", help="also write log.json and each player's season sheets here"
+    )
     p.set_defaults(run=run)
 
 
@@ -44,13 +52,17 @@ def run(args: argparse.Namespace) -> int:
         (out / "log.json").write_text(json.dumps(record.card_log, indent=1) + "\n")
         for p, sheets in enumerate(record.season_sheets):
             for s, sheet in enumerate(sheets):
-                (out / f"P{p + 1}-{SEASONS[s].name}.json").write_text(json.dumps(sheet.to_json()) + "\n")
+                (out / f"P{p + 1}-{SEASONS[s].name}.json").write_text(
+                    json.dumps(sheet.to_json()) + "\n"
+                )
     if args.json:
         print(json.dumps(record.to_json(), indent=1))
         return 0
     edicts = ", ".join(f"{e}: {c}" for e, c in zip("ABCD", record.cards))
-    print(f"{record.players} player(s), side {record.side}, seed {record.seed}, {record.strategy} — "
-          f"{edicts}")
+    print(
+        f"{record.players} player(s), side {record.side}, seed {record.seed}, {record.strategy} — "
+        f"{edicts}"
+    )
     for s in record.seasons:
         print(f"  {s['season']:<7} {' '.join(s['cards'])}")
     for st in record.ranking:

@@ -32,11 +32,21 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--megapixels", type=float, help="photo size (default: random 1–12 MP)")
     p.add_argument("--side", choices=["A", "B"], help="sheet side (default: random)")
     p.add_argument("--style", choices=STYLES, help="drawing style (default: random)")
-    p.add_argument("--style-family", choices=sorted(STYLE_FAMILIES), help="random style of this family")
+    p.add_argument(
+        "--style-family", choices=sorted(STYLE_FAMILIES), help="random style of this family"
+    )
     p.add_argument("--background", choices=BACKGROUNDS, help="table background (default: random)")
-    p.add_argument("--background-family", choices=sorted(BACKGROUND_FAMILIES), help="random background of this family")
+    p.add_argument(
+        "--background-family",
+        choices=sorted(BACKGROUND_FAMILIES),
+        help="random background of this family",
+    )
     p.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
-    p.add_argument("--debug", action="store_true", help="also write *.truth.png: the truth drawn over the photo")
+    p.add_argument(
+        "--debug",
+        action="store_true",
+        help="also write *.truth.png: the truth drawn over the photo",
+    )
     p.set_defaults(run=run)
 
 
@@ -72,9 +82,18 @@ def run(args: argparse.Namespace) -> int:
     if out.exists() and not out.is_dir():
         raise CliError(f"{out} exists and is not a folder")
     out.mkdir(parents=True, exist_ok=True)
-    options = {k: v for k, v in dict(
-        megapixels=args.megapixels, side=args.side, style=args.style, style_family=args.style_family,
-        background=args.background, background_family=args.background_family).items() if v is not None}
+    options = {
+        k: v
+        for k, v in dict(
+            megapixels=args.megapixels,
+            side=args.side,
+            style=args.style,
+            style_family=args.style_family,
+            background=args.background,
+            background_family=args.background_family,
+        ).items()
+        if v is not None
+    }
     jobs = [(args.seed, i, options, str(out), args.debug) for i in range(args.n)]
     if args.jobs > 1:
         with ProcessPoolExecutor(max_workers=args.jobs) as pool:

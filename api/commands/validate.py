@@ -26,13 +26,20 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "validate",
         help="check that a sheet could come from a real game",
         description="Check a sheet alone, against the table's card log, and against earlier "
-                    "season sheets.",
+        "season sheets.",
     )
     p.add_argument("sheet", help="sheet JSON or text form")
     p.add_argument("--log", help="card log JSON (or a game record from 'simulate --json')")
-    p.add_argument("--previous", action="append", default=[], metavar="EARLIER",
-                   help="sheet at the end of an earlier season (repeat, spring first)")
-    p.add_argument("--time-limit", type=float, default=5.0, help="seconds for the whole check (default 5)")
+    p.add_argument(
+        "--previous",
+        action="append",
+        default=[],
+        metavar="EARLIER",
+        help="sheet at the end of an earlier season (repeat, spring first)",
+    )
+    p.add_argument(
+        "--time-limit", type=float, default=5.0, help="seconds for the whole check (default 5)"
+    )
     p.add_argument("--json", action="store_true", help="print the verdict JSON")
     p.set_defaults(run=run)
 
@@ -44,7 +51,9 @@ def _read_json(path: str, what: str):
     try:
         return json.loads(p.read_text(encoding="utf-8"))
     except json.JSONDecodeError as e:
-        raise CliError(f"{path} is not valid JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
+        raise CliError(
+            f"{path} is not valid JSON: {e.msg} at line {e.lineno} column {e.colno}"
+        ) from None
 
 
 def _previous(paths: list[str]) -> list[Sheet]:
@@ -83,15 +92,21 @@ def run(args: argparse.Namespace) -> int:
 
 
 #: What each level of the check looks at, and what it needs (``scoring/validate.py``).
-CHECKED = {"sheet": "the sheet alone: layout, shapes, terrains, coins, four seasons' limits",
-           "log": "the card log: one drawing per revealed card, in order",
-           "seasons": "earlier seasons: nothing drawn earlier changed, coins never went down"}
-NEEDS = {"log": "the card log: give the table's card log with --log",
-         "seasons": "earlier seasons: give the sheets of earlier seasons with --previous"}
+CHECKED = {
+    "sheet": "the sheet alone: layout, shapes, terrains, coins, four seasons' limits",
+    "log": "the card log: one drawing per revealed card, in order",
+    "seasons": "earlier seasons: nothing drawn earlier changed, coins never went down",
+}
+NEEDS = {
+    "log": "the card log: give the table's card log with --log",
+    "seasons": "earlier seasons: give the sheets of earlier seasons with --previous",
+}
 SAID = {"legal": "passed", "illegal": "FAILED", "cannot-tell": "could not decide in time"}
-VERDICT = {"legal": "This map could have been drawn in a real game.",
-           "illegal": "This map could not have been drawn in a real game.",
-           "cannot-tell": "The check could not decide in its time limit (try a longer --time-limit)."}
+VERDICT = {
+    "legal": "This map could have been drawn in a real game.",
+    "illegal": "This map could not have been drawn in a real game.",
+    "cannot-tell": "The check could not decide in its time limit (try a longer --time-limit).",
+}
 
 
 def verdict_in_words(verdict) -> str:
@@ -99,7 +114,9 @@ def verdict_in_words(verdict) -> str:
     what it needs, then the reasons with their cells."""
     lines = [VERDICT[verdict.status], "Checked:"]
     ran = {c.level for c in verdict.checks}
-    lines += [f"  {SAID[c.status]:<8} {CHECKED[c.level]} ({c.seconds:.2f} s)" for c in verdict.checks]
+    lines += [
+        f"  {SAID[c.status]:<8} {CHECKED[c.level]} ({c.seconds:.2f} s)" for c in verdict.checks
+    ]
     missing = [level for level in NEEDS if level not in ran]
     if missing:
         lines.append("Not checked (needs more input):")

@@ -21,9 +21,12 @@ class CardLog:
     side: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"players": self.players,
-                               "seasons": [{"season": SEASONS[s].name, "cards": list(c)}
-                                           for s, c in enumerate(self.seasons)]}
+        out: dict[str, Any] = {
+            "players": self.players,
+            "seasons": [
+                {"season": SEASONS[s].name, "cards": list(c)} for s, c in enumerate(self.seasons)
+            ],
+        }
         if self.side:
             out["side"] = self.side
         return out
@@ -69,7 +72,9 @@ def _season_cards(s: int, entry: Any) -> tuple[str, list[Any]]:
     if isinstance(entry, dict):
         name = entry.get("season", SEASONS[s].name)
         if name != SEASONS[s].name:
-            raise ValueError(f"{where}.season: expected {SEASONS[s].name!r} (seasons in order), got {name!r}")
+            raise ValueError(
+                f"{where}.season: expected {SEASONS[s].name!r} (seasons in order), got {name!r}"
+            )
         if "cards" not in entry:
             raise ValueError(f"{where}.cards: missing")
         cards = entry["cards"]
@@ -98,17 +103,23 @@ def _check_season(s: int, entry: Any, last: bool, ambushes_seen: set[str]) -> No
         except ValueError as e:
             raise ValueError(f"{at}: {e}") from None
         if total >= spec.time:
-            raise ValueError(f"{at}: {spec.name} already ended (time {total} ≥ {spec.time}) before {slug!r}")
+            raise ValueError(
+                f"{at}: {spec.name} already ended (time {total} ≥ {spec.time}) before {slug!r}"
+            )
         if slug in seen:
             raise ValueError(f"{at}: {slug!r} revealed twice in {spec.name}")
         seen.add(slug)
         if isinstance(card, AmbushCard):
             if slug in ambushes_seen:
-                raise ValueError(f"{at}: ambush {slug!r} revealed twice (an ambush leaves the game)")
+                raise ValueError(
+                    f"{at}: ambush {slug!r} revealed twice (an ambush leaves the game)"
+                )
             ambushes_seen.add(slug)
             if len(ambushes_seen) > s + 1:
-                raise ValueError(f"{at}: {len(ambushes_seen)} ambushes revealed by {spec.name}, but only "
-                                 f"{s + 1} can be in the deck by then")
+                raise ValueError(
+                    f"{at}: {len(ambushes_seen)} ambushes revealed by {spec.name}, but only "
+                    f"{s + 1} can be in the deck by then"
+                )
             continue
         if card.is_ruins:
             ruins_waiting = True
@@ -116,8 +127,10 @@ def _check_season(s: int, entry: Any, last: bool, ambushes_seen: set[str]) -> No
         ruins_waiting = False
         total += card.time
     if not last and total < spec.time:
-        raise ValueError(f"{where}: {spec.name} ends at time {total}, below its threshold {spec.time}, "
-                         "but a later season follows")
+        raise ValueError(
+            f"{where}: {spec.name} ends at time {total}, below its threshold {spec.time}, "
+            "but a later season follows"
+        )
     if ruins_waiting and total >= spec.time:
         raise ValueError(f"{where}: ends on a ruins card with no explore card after it")
 

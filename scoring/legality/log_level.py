@@ -27,25 +27,42 @@ from scoring.seasons import SEASONS
 from scoring.sheet import Sheet
 
 
-def check_log_level(sheets: list[Sheet], sheet_seasons: list[int], log: CardLog, deadline: float,
-                    level: str) -> Check:
+def check_log_level(
+    sheets: list[Sheet], sheet_seasons: list[int], log: CardLog, deadline: float, level: str
+) -> Check:
     """``sheets[k]`` is the sheet at the end of season ``sheet_seasons[k]`` (one sheet at the
     ``log`` level; with the earlier season sheets at the ``seasons`` level)."""
     t0 = time.perf_counter()
     last_season = sheet_seasons[-1]
     if last_season >= len(log.seasons):
-        return Check(level, "cannot-tell", [Reason(
-            f"the log covers {len(log.seasons)} season(s) but the sheet is at the end of "
-            f"{SEASONS[last_season].name}")], 0.0)
+        return Check(
+            level,
+            "cannot-tell",
+            [
+                Reason(
+                    f"the log covers {len(log.seasons)} season(s) but the sheet is at the end of "
+                    f"{SEASONS[last_season].name}"
+                )
+            ],
+            0.0,
+        )
     if log.side and log.side != sheets[-1].side:
-        return Check(level, "illegal", [Reason(f"the sheet is side {sheets[-1].side} but the table played side "
-                                               f"{log.side}")], 0.0)
+        return Check(
+            level,
+            "illegal",
+            [Reason(f"the sheet is side {sheets[-1].side} but the table played side {log.side}")],
+            0.0,
+        )
     # stage A: the card's shapes only, turns of one card interchangeable — a quick "legal"
     agg = OrderFreeModel(sheets, sheet_seasons, log, fallbacks=False)
     budget = max(0.05, min(0.5, 0.25 * (deadline - time.perf_counter())))
     solver, status = agg.run(budget)
     cp = agg.solve.cp
-    details: dict[str, Any] = {"turns": len(agg.events), "drawings": len(agg.solve.vars), "stage": "order-free"}
+    details: dict[str, Any] = {
+        "turns": len(agg.events),
+        "drawings": len(agg.solve.vars),
+        "stage": "order-free",
+    }
     if status in (cp.OPTIMAL, cp.FEASIBLE) and not any(solver.value(v) for v in agg.ordered):
         details["explanation"] = agg.witness(solver)
         return Check(level, "legal", [], time.perf_counter() - t0, details)
@@ -64,22 +81,45 @@ def check_log_level(sheets: list[Sheet], sheet_seasons: list[int], log: CardLog,
     return _per_turn(sheets, sheet_seasons, log, deadline, level, t0, details)
 
 
-def _per_turn(sheets: list[Sheet], sheet_seasons: list[int], log: CardLog, deadline: float, level: str,
-              t0: float, details: dict[str, Any]) -> Check:
+def _per_turn(
+    sheets: list[Sheet],
+    sheet_seasons: list[int],
+    log: CardLog,
+    deadline: float,
+    level: str,
+    t0: float,
+    details: dict[str, Any],
+) -> Check:
     """Stage B, when the order-free stages could not settle it; ``t0`` is when the check began."""
     model = PerTurnModel(sheets, sheet_seasons, log)
     solver, status = model.run(deadline - time.perf_counter())
     cp = model.solve.cp
-    details.update({"stage": "per-turn", "drawings": len(model.solve.vars),
-                    "order_constraints": model.order_constraints})
+    details.update(
+        {
+            "stage": "per-turn",
+            "drawings": len(model.solve.vars),
+            "order_constraints": model.order_constraints,
+        }
+    )
     if status in (cp.OPTIMAL, cp.FEASIBLE):
         details["explanation"] = model.witness(solver)
         return Check(level, "legal", [], time.perf_counter() - t0, details)
     if status != cp.INFEASIBLE:
-        return Check(level, "cannot-tell", [Reason("the search ran past its time limit")],
-                     time.perf_counter() - t0, details)
+        return Check(
+            level,
+            "cannot-tell",
+            [Reason("the search ran past its time limit")],
+            time.perf_counter() - t0,
+            details,
+        )
     reasons = explain_illegal(sheets, sheet_seasons, log, deadline)
     if not any(r.cells for r in reasons):
-        reasons.insert(0, Reason("the cards' fallbacks (or the solo ambush sweep) do not fit the order in which "
-                                 "the cards were revealed", []))
+        reasons.insert(
+            0,
+            Reason(
+                "the cards' fallbacks (or the solo ambush sweep) do not fit the order in which "
+                "the cards were revealed",
+                [],
+            ),
+        )
     return Check(level, "illegal", reasons, time.perf_counter() - t0, details)

@@ -22,12 +22,16 @@ from scoring.sheet import Sheet
 from scoring.sides import SIZE, cell_name
 
 
-def explain_illegal(sheets: list[Sheet], sheet_seasons: list[int], log: CardLog, deadline: float,
-                    cap: float = 1.0) -> list[Reason]:
+def explain_illegal(
+    sheets: list[Sheet], sheet_seasons: list[int], log: CardLog, deadline: float, cap: float = 1.0
+) -> list[Reason]:
     """The fewest cells to change (and turns without a drawing, and coins) to make the sheet legal
     in the order-free model: the cells the verdict names."""
-    generic = Reason("no choice of shape, orientation, position and terrain for the revealed cards draws "
-                     "exactly this sheet and its coins", [])
+    generic = Reason(
+        "no choice of shape, orientation, position and terrain for the revealed cards draws "
+        "exactly this sheet and its coins",
+        [],
+    )
     remaining = min(cap, deadline - time.perf_counter())
     if remaining <= 0.05:
         return [generic]
@@ -40,18 +44,25 @@ def explain_illegal(sheets: list[Sheet], sheet_seasons: list[int], log: CardLog,
     primary, reasons = _cell_reasons(model, solver)
     reasons += _turn_and_coin_reasons(model, solver)
     if status != cp.OPTIMAL:
-        reasons.append(Reason("(the smallest such set of cells was not proven within the time limit)", []))
+        reasons.append(
+            Reason("(the smallest such set of cells was not proven within the time limit)", [])
+        )
         return reasons or [generic]
     # other equally small fixes: the changed cell is often one of several that could be blamed
     if primary:
         alternatives = alternative_blames(model, solver, primary, deadline, cap)
         if alternatives:
             every = sorted({divmod(i, SIZE) for a in [primary, *alternatives] for i in a})
-            reasons.insert(0, Reason(
-                "the sheet cannot be drawn with the revealed cards; the fewest changes that "
-                "would allow it touch "
-                f"{len(primary)} cell(s), and any of these cells could be the one: "
-                f"{', '.join(cell_name(c) for c in every)}", every))
+            reasons.insert(
+                0,
+                Reason(
+                    "the sheet cannot be drawn with the revealed cards; the fewest changes that "
+                    "would allow it touch "
+                    f"{len(primary)} cell(s), and any of these cells could be the one: "
+                    f"{', '.join(cell_name(c) for c in every)}",
+                    every,
+                ),
+            )
     return reasons or [generic]
 
 
@@ -68,9 +79,11 @@ def _cell_reasons(model: OrderFreeModel, solver: CpSolver) -> tuple[set[int], li
         if isinstance(what, tuple) and what[0] == "cell" and solver.value(v):
             unexplained.append(what[1])
     reasons = []
-    for cells, text in ((wrong, "drawn in a terrain no revealed card explains there"),
-                        (missing, "empty, but a drawing of the revealed cards needs it filled"),
-                        (unexplained, "drawn, but no drawing of the revealed cards explains it")):
+    for cells, text in (
+        (wrong, "drawn in a terrain no revealed card explains there"),
+        (missing, "empty, but a drawing of the revealed cards needs it filled"),
+        (unexplained, "drawn, but no drawing of the revealed cards explains it"),
+    ):
         if cells:
             cs = sorted(divmod(i, SIZE) for i in cells)
             reasons.append(Reason(f"{', '.join(cell_name(c) for c in cs)}: {text}", cs))
@@ -83,23 +96,38 @@ def _turn_and_coin_reasons(model: OrderFreeModel, solver: CpSolver) -> list[Reas
     for v, _, what in model.costs:
         if isinstance(what, tuple) and what[0] == "turns" and solver.value(v):
             info = what[1]
-            reasons.append(Reason(f"{info['card']}: {solver.value(v)} revealed turn(s) with no drawing left on "
-                                  "the "
-                                  "sheet", []))
+            reasons.append(
+                Reason(
+                    f"{info['card']}: {solver.value(v)} revealed turn(s) with no drawing left on "
+                    "the "
+                    "sheet",
+                    [],
+                )
+            )
         if isinstance(what, tuple) and what[0] in ("coins+", "coins-") and solver.value(v):
             _, f, s = what
             more = what[0] == "coins+"  # the sheet shows more coins than the drawings explain
-            reasons.append(Reason(
-                f"coins at the end of {SEASONS[s].name}: the sheet shows {f.sheet.coins}, "
-                f"{solver.value(v)} "
-                f"{'more' if more else 'fewer'} than its coin shapes and {len(f.surrounded)} "
-                "surrounded "
-                f"mountain(s) explain", list(f.surrounded)))
+            reasons.append(
+                Reason(
+                    f"coins at the end of {SEASONS[s].name}: the sheet shows {f.sheet.coins}, "
+                    f"{solver.value(v)} "
+                    f"{'more' if more else 'fewer'} than its coin shapes and {len(f.surrounded)} "
+                    "surrounded "
+                    f"mountain(s) explain",
+                    list(f.surrounded),
+                )
+            )
     return reasons
 
 
-def alternative_blames(model: OrderFreeModel, solver: CpSolver, primary: set[int], deadline: float, cap: float,
-                       most: int = 8) -> list[set[int]]:
+def alternative_blames(
+    model: OrderFreeModel,
+    solver: CpSolver,
+    primary: set[int],
+    deadline: float,
+    cap: float,
+    most: int = 8,
+) -> list[set[int]]:
     """Other sets of cells, as small as the first, whose change would also explain the sheet."""
     t_end = min(deadline, time.perf_counter() + cap)
     m = model.m

@@ -59,7 +59,8 @@ class SheetFacts:
         self.drawn = FULL_MASK & ~self.printed & ~self.by_terrain[Terrain.EMPTY]
         self.empty = self.by_terrain[Terrain.EMPTY]
         self.surrounded = sorted(
-            (r, c) for r, c in layout.mountains
+            (r, c)
+            for r, c in layout.mountains
             if all(self.empty >> j & 1 == 0 for j in NEIGHBOURS[r * SIZE + c])
         )
 
@@ -106,8 +107,9 @@ class DrawingModel:
         return solver, status
 
 
-def shape_masks(masks: Iterable[int], allowed_by_terrain: dict[Terrain, int],
-                terrains: Iterable[Terrain]) -> list[tuple[int, Terrain]]:
+def shape_masks(
+    masks: Iterable[int], allowed_by_terrain: dict[Terrain, int], terrains: Iterable[Terrain]
+) -> list[tuple[int, Terrain]]:
     """(mask, terrain) for each position whose cells all
     show one allowed terrain (the first that fits)."""
     out = []
@@ -120,7 +122,9 @@ def shape_masks(masks: Iterable[int], allowed_by_terrain: dict[Terrain, int],
     return out
 
 
-def season_windows(facts: list[SheetFacts], sheet_seasons: list[int]) -> dict[int, tuple[int, int]] | None:
+def season_windows(
+    facts: list[SheetFacts], sheet_seasons: list[int]
+) -> dict[int, tuple[int, int]] | None:
     """With earlier season sheets: for each cell drawn on the last one, the first and last season it
     can have been drawn in (``None`` without earlier sheets)."""
     if len(facts) < 2:
@@ -140,9 +144,15 @@ def season_windows(facts: list[SheetFacts], sheet_seasons: list[int]) -> dict[in
 def drawing_json(season: int, turn: int | None, card: str, info: dict[str, Any]) -> dict[str, Any]:
     """One drawing of a witness: ``season, turn, card, kind, shape, terrain, cells``."""
     t = info.get("terrain")
-    return {"season": SEASONS[season].name if season is not None else None, "turn": turn, "card": card,
-            "kind": info["kind"], "shape": info.get("shape"), "terrain": t.value if t else None,
-            "cells": [list(c) for c in cells_of(info["mask"])]}
+    return {
+        "season": SEASONS[season].name if season is not None else None,
+        "turn": turn,
+        "card": card,
+        "kind": info["kind"],
+        "shape": info.get("shape"),
+        "terrain": t.value if t else None,
+        "cells": [list(c) for c in cells_of(info["mask"])],
+    }
 
 
 def in_turn_order(drawings: list[dict[str, Any]]) -> list[dict[str, Any]]:

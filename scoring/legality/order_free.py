@@ -51,8 +51,14 @@ class OrderFreeModel:
     finds the fewest cells whose change would make the sheet legal — the cells the verdict names.
     """
 
-    def __init__(self, sheets: list[Sheet], sheet_seasons: list[int], log: CardLog, slack: bool = False,
-                 fallbacks: bool = True):
+    def __init__(
+        self,
+        sheets: list[Sheet],
+        sheet_seasons: list[int],
+        log: CardLog,
+        slack: bool = False,
+        fallbacks: bool = True,
+    ):
         self.fallbacks = fallbacks
         self.facts = [SheetFacts(s) for s in sheets]
         self.last = last = self.facts[-1]
@@ -71,7 +77,9 @@ class OrderFreeModel:
         self._build()
 
     # -- helpers --
-    def _masks(self, masks: Iterable[int], terrains: Iterable[Terrain], allowed: int) -> list[Position]:
+    def _masks(
+        self, masks: Iterable[int], terrains: Iterable[Terrain], allowed: int
+    ) -> list[Position]:
         """(mask, terrain, mismatched cell or None) for each usable position."""
         last = self.last
         out: list[Position] = []
@@ -91,8 +99,14 @@ class OrderFreeModel:
                 out.append(best)
         return out
 
-    def _new(self, position: Position, info: dict[str, Any], season: int | None, ordered: bool,
-             coin: bool = False) -> Var:
+    def _new(
+        self,
+        position: Position,
+        info: dict[str, Any],
+        season: int | None,
+        ordered: bool,
+        coin: bool = False,
+    ) -> Var:
         mk, t, bad = position
         v = self.m.new_bool_var(f"a{len(self.solve.vars)}")
         self.solve.vars.append((v, {**info, "mask": mk, "terrain": t}))
@@ -133,7 +147,9 @@ class OrderFreeModel:
         last = self.last
         groups: dict[tuple[str, int | None], list[Event]] = {}
         for e in self.events:
-            groups.setdefault((e.card, e.season if (self.windows or e.card in AMBUSH) else None), []).append(e)
+            groups.setdefault(
+                (e.card, e.season if (self.windows or e.card in AMBUSH) else None), []
+            ).append(e)
         for (slug, season), evs in groups.items():
             allowed = self.solve.allowed_mask(season) if self.windows else last.drawn
             info = {"card": slug, "season": season, "turns": [e.index for e in evs]}
@@ -147,7 +163,9 @@ class OrderFreeModel:
             self.objective = sum(w * v for v, w, _ in self.costs)
             self.m.minimize(self.objective)
 
-    def _ambush_group(self, slug: str, evs: list[Event], allowed: int, info: dict[str, Any]) -> None:
+    def _ambush_group(
+        self, slug: str, evs: list[Event], allowed: int, info: dict[str, Any]
+    ) -> None:
         """An ambush (revealed once): its shape anywhere, or with one player a sweep position; the
         monster 1×1 when every position could be blocked; nothing on a full map."""
         card = AMBUSH[slug]
@@ -157,15 +175,25 @@ class OrderFreeModel:
             vs += self._solo_sweep(card, e, allowed, info)
         else:
             for mk in self._masks(card.placements, (Terrain.MONSTER,), allowed):
-                vs.append(self._new(mk, {**info, "kind": "ambush", "shape": card.shape_text}, e.season, False))
+                vs.append(
+                    self._new(
+                        mk, {**info, "kind": "ambush", "shape": card.shape_text}, e.season, False
+                    )
+                )
             if self._blockable(card.placements):
                 for mk in self._masks(list(BITS), (Terrain.MONSTER,), allowed):
-                    vs.append(self._new(mk, {**info, "kind": "ambush-fallback", "shape": None}, e.season, True))
+                    vs.append(
+                        self._new(
+                            mk, {**info, "kind": "ambush-fallback", "shape": None}, e.season, True
+                        )
+                    )
             if not self.last.empty and self.fallbacks:
                 vs.append(self._skip(info, ordered=True))
         self._exactly(vs, len(evs), info)
 
-    def _solo_sweep(self, card: AmbushCard, e: Event, allowed: int, info: dict[str, Any]) -> list[Var]:
+    def _solo_sweep(
+        self, card: AmbushCard, e: Event, allowed: int, info: dict[str, Any]
+    ) -> list[Var]:
         """The solo sweep positions that can be chosen; order-free only while every earlier position
         holds a printed cell."""
         last = self.last
@@ -175,8 +203,14 @@ class OrderFreeModel:
             if p & last.printed:
                 continue
             for mk in self._masks([p], (Terrain.MONSTER,), allowed):
-                vs.append(self._new(mk, {**info, "kind": "solo-ambush", "shape": card.shape_text},
-                                    e.season, ordered=not prefix_printed))
+                vs.append(
+                    self._new(
+                        mk,
+                        {**info, "kind": "solo-ambush", "shape": card.shape_text},
+                        e.season,
+                        ordered=not prefix_printed,
+                    )
+                )
             prefix_printed = False
             if not p & last.drawn:
                 break  # free to the end: no later position can be chosen
@@ -185,7 +219,9 @@ class OrderFreeModel:
                 vs.append(self._skip(info, ordered=True))
         return vs
 
-    def _explore_group(self, slug: str, evs: list[Event], season: int | None, allowed: int, info: dict[str, Any]) -> None:
+    def _explore_group(
+        self, slug: str, evs: list[Event], season: int | None, allowed: int, info: dict[str, Any]
+    ) -> None:
         """An explore card's turns: its shapes (enough of them on a ruin for the turns after a ruins
         card), the 1×1 fallbacks when every position could be blocked, nothing on a full map."""
         m, last = self.m, self.last
@@ -198,17 +234,23 @@ class OrderFreeModel:
         z_ruins: list[Var] = []
         for opt in card.options:
             for mk in self._masks(opt.placements, card.terrains, allowed):
-                v = self._new(mk, {**info, "kind": "shape", "shape": opt.text}, season, False, coin=opt.coin)
+                v = self._new(
+                    mk, {**info, "kind": "shape", "shape": opt.text}, season, False, coin=opt.coin
+                )
                 (y_ruins if mk[0] & last.ruins else y_plain).append(v)
         plain_candidates = [p for opt in card.options for p in opt.placements]
         ruin_candidates = [p for p in plain_candidates if p & last.ruins]
         singles = list(BITS)
         if card.kind != "rift" and n - r > 0 and self._blockable(plain_candidates):
             for mk in self._masks(singles, card.terrains, allowed):
-                z_plain.append(self._new(mk, {**info, "kind": "fallback", "shape": None}, season, True))
+                z_plain.append(
+                    self._new(mk, {**info, "kind": "fallback", "shape": None}, season, True)
+                )
         if r > 0 and self._blockable(ruin_candidates):
             for mk in self._masks(singles, ANY_TERRAIN, allowed):
-                z_ruins.append(self._new(mk, {**info, "kind": "ruins-fallback", "shape": None}, season, True))
+                z_ruins.append(
+                    self._new(mk, {**info, "kind": "ruins-fallback", "shape": None}, season, True)
+                )
         skip = [self._skip(info, ordered=True)] if not last.empty and self.fallbacks else []
         self._exactly(y_ruins + y_plain + z_plain + z_ruins + skip, n, info)
         if r:
@@ -245,7 +287,12 @@ class OrderFreeModel:
         m = self.m
         for f, s in zip(self.facts, self.sheet_seasons):
             need = f.sheet.coins - len(f.surrounded)
-            cv = [v for season, vs in self.coin_vars.items() if season is None or season <= s for v in vs]
+            cv = [
+                v
+                for season, vs in self.coin_vars.items()
+                if season is None or season <= s
+                for v in vs
+            ]
             if self.slack:
                 plus, minus = m.new_int_var(0, 40, f"cp{s}"), m.new_int_var(0, 40, f"cm{s}")
                 self.costs.append((plus, 1, ("coins+", f, s)))

@@ -74,7 +74,9 @@ class PerTurnModel:
                 return None  # not drawn until a later season
         chain = self.F.get(i)
         if chain is None:
-            chain = self.F[i] = [None]  # F[i][0]: before the first event, never (drawn cells are not printed)
+            chain = self.F[i] = [
+                None
+            ]  # F[i][0]: before the first event, never (drawn cells are not printed)
         while len(chain) <= ev:
             k = len(chain) - 1  # chain[k] = filled before event k; add chain[k + 1]
             cover = self.event_cover[k].get(i, [])
@@ -103,7 +105,9 @@ class PerTurnModel:
     def _flush_blocks(self) -> None:
         for seen, ev, lit in self._pending_blocks:
             for d in seen:
-                terms = [f for f in (self._filled_before(i, ev) for i in indices_of(d)) if f is not None]
+                terms = [
+                    f for f in (self._filled_before(i, ev) for i in indices_of(d)) if f is not None
+                ]
                 if any(f is True for f in terms):
                     continue
                 if terms:
@@ -147,14 +151,18 @@ class PerTurnModel:
             if e.ruins:
                 masks = [p for p in masks if p & last.ruins]
             for mask, t in shape_masks(masks, by_t, card.terrains):
-                self._draw(e, mask, {"kind": "shape", "shape": opt.text, "terrain": t}, coin=opt.coin)
+                self._draw(
+                    e, mask, {"kind": "shape", "shape": opt.text, "terrain": t}, coin=opt.coin
+                )
         if card.kind == "rift" and not e.ruins:
             self._maybe_skip(e)
             return
         # the 1×1 fallback: under ruins any terrain when no shape can cover an unfilled ruin,
         # otherwise a card terrain when no shape fits at all
         terrains = ANY_TERRAIN if e.ruins else card.terrains
-        candidates = [p for opt in card.options for p in opt.placements if not e.ruins or p & last.ruins]
+        candidates = [
+            p for opt in card.options for p in opt.placements if not e.ruins or p & last.ruins
+        ]
         singles = [i for t in terrains for i in indices_of(by_t[t])]
         self._fallback(e, candidates, singles, "ruins-fallback" if e.ruins else "fallback")
         self._maybe_skip(e)
@@ -171,7 +179,9 @@ class PerTurnModel:
         for i in singles:
             if BITS[i] in blocks:
                 continue  # a position only this cell could block: it is empty then
-            v = self._draw(e, BITS[i], {"kind": kind, "shape": None, "terrain": self.last.terrain_at(i)})
+            v = self._draw(
+                e, BITS[i], {"kind": kind, "shape": None, "terrain": self.last.terrain_at(i)}
+            )
             self.m.add_implication(v, lit)
 
     def _one_each(self) -> None:
@@ -207,10 +217,16 @@ class PerTurnModel:
         sweep = solo_sweep(card)
         monsters = by_t[Terrain.MONSTER]
         prev_all_blocked = None  # literal: every earlier position blocked (None = true)
-        earlier: list[int] = []  # drawn cells of each earlier position that printed cells do not block
+        earlier: list[
+            int
+        ] = []  # drawn cells of each earlier position that printed cells do not block
         for k, p in enumerate(sweep):
             if p & monsters == p and all(d & ~p for d in earlier):
-                v = self._draw(e, p, {"kind": "solo-ambush", "shape": card.shape_text, "terrain": Terrain.MONSTER})
+                v = self._draw(
+                    e,
+                    p,
+                    {"kind": "solo-ambush", "shape": card.shape_text, "terrain": Terrain.MONSTER},
+                )
                 if prev_all_blocked is not None:
                     m.add_implication(v, prev_all_blocked)
             # position k blocked?

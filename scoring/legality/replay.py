@@ -13,7 +13,9 @@ from scoring.sheet import Sheet
 from scoring.terrain import Terrain
 
 
-def replay(sheet: Sheet, log: dict[str, Any] | CardLog, explanation: list[dict[str, Any]]) -> list[str]:
+def replay(
+    sheet: Sheet, log: dict[str, Any] | CardLog, explanation: list[dict[str, Any]]
+) -> list[str]:
     """Replay a legal verdict's witness turn by turn with the game engine; returns the problems
     (none when every drawing is one the engine offers at that moment and the result is the sheet).
 
@@ -31,7 +33,11 @@ def replay(sheet: Sheet, log: dict[str, Any] | CardLog, explanation: list[dict[s
                 continue
             d = by_turn.get((SEASONS[s].name, turn))
             if slug in AMBUSH:
-                ch = solo_ambush_move(pm, AMBUSH[slug]) if card_log.players == 1 else ambush_choices(pm, AMBUSH[slug])
+                ch = (
+                    solo_ambush_move(pm, AMBUSH[slug])
+                    if card_log.players == 1
+                    else ambush_choices(pm, AMBUSH[slug])
+                )
             else:
                 ch = explore_choices(pm, EXPLORE[slug], pending)
                 pending = False
@@ -44,15 +50,22 @@ def replay(sheet: Sheet, log: dict[str, Any] | CardLog, explanation: list[dict[s
             terrain = Terrain(d["terrain"])
             entry = next((e for e in ch.entries if e[1] == mask), None)
             if entry is None or terrain not in ch.terrains:
-                problems.append(f"{where}: {d['kind']} {d['terrain']} on {d['cells']} is not among the "
-                                f"{ch.kind} "
-                                "drawings the rules allow then")
+                problems.append(
+                    f"{where}: {d['kind']} {d['terrain']} on {d['cells']} is not among the "
+                    f"{ch.kind} "
+                    "drawings the rules allow then"
+                )
                 continue
-            coin = entry[2] and d.get("shape") == EXPLORE[slug].options[entry[0]].text if slug in EXPLORE and \
-                entry[0] is not None else False
+            coin = (
+                entry[2] and d.get("shape") == EXPLORE[slug].options[entry[0]].text
+                if slug in EXPLORE and entry[0] is not None
+                else False
+            )
             pm.draw(mask, terrain, coin)
     if pm.to_sheet().cells != sheet.cells:
         problems.append("the replayed drawings do not give the sheet's cells")
     if pm.coins != sheet.coins:
-        problems.append(f"the replayed drawings earn {pm.coins} coins, the sheet shows {sheet.coins}")
+        problems.append(
+            f"the replayed drawings earn {pm.coins} coins, the sheet shows {sheet.coins}"
+        )
     return problems

@@ -20,8 +20,13 @@ from scoring.sides import cell_name
 from scoring.terrain import Terrain
 
 
-def check_seasons_level(previous: list[Sheet], sheet: Sheet, final_season: int, card_log: CardLog | None,
-                        deadline: float) -> Check:
+def check_seasons_level(
+    previous: list[Sheet],
+    sheet: Sheet,
+    final_season: int,
+    card_log: CardLog | None,
+    deadline: float,
+) -> Check:
     """``previous[k]`` is the sheet at the end of season ``k``, ``sheet`` the one at the end of
     ``final_season``."""
     t1 = time.perf_counter()
@@ -44,13 +49,21 @@ def check_changes(sheets: list[Sheet], sheet_seasons: list[int]) -> list[Reason]
         a, b = sheets[k - 1], sheets[k]
         sa, sb = SEASONS[sheet_seasons[k - 1]].name, SEASONS[sheet_seasons[k]].name
         if a.side != b.side:
-            reasons.append(Reason(f"the {sa} sheet is side {a.side} but the {sb} sheet is side {b.side}", []))
+            reasons.append(
+                Reason(f"the {sa} sheet is side {a.side} but the {sb} sheet is side {b.side}", [])
+            )
             continue
-        changed = [(r, c) for (r, c), t in a.items() if t is not Terrain.EMPTY and b.cells[r][c] is not t]
+        changed = [
+            (r, c) for (r, c), t in a.items() if t is not Terrain.EMPTY and b.cells[r][c] is not t
+        ]
         if changed:
-            names = ", ".join(f"{cell_name(c)} ({a.cells[c[0]][c[1]].value} → {b.cells[c[0]][c[1]].value})"
-                              for c in changed)
-            reasons.append(Reason(f"drawn by the end of {sa} and changed by the end of {sb}: {names}", changed))
+            names = ", ".join(
+                f"{cell_name(c)} ({a.cells[c[0]][c[1]].value} → {b.cells[c[0]][c[1]].value})"
+                for c in changed
+            )
+            reasons.append(
+                Reason(f"drawn by the end of {sa} and changed by the end of {sb}: {names}", changed)
+            )
         if b.coins < a.coins:
             reasons.append(Reason(f"coins went down from {a.coins} ({sa}) to {b.coins} ({sb})", []))
     return reasons

@@ -27,7 +27,10 @@ from scoring.terrain import Terrain
 #: Most explore drawings a season can have: the time cards revealed before the threshold is met
 #: (four 1s and 2s in the cheapest order: 1,1,1,1,2,2 reaches 8 at the sixth card) plus Rift Lands.
 MAX_EXPLORE_TURNS = tuple(
-    1 + next(k for k, total in enumerate((1, 2, 3, 4, 6, 8, 10, 12, 14, 16), start=1) if total >= s.time)
+    1
+    + next(
+        k for k, total in enumerate((1, 2, 3, 4, 6, 8, 10, 12, 14, 16), start=1) if total >= s.time
+    )
     for s in SEASONS
 )
 #: Most hourglass time the drawn cards of one season can add up to: under the threshold before the
@@ -37,8 +40,9 @@ MAX_SEASON_TIME = tuple(s.time + 1 for s in SEASONS)
 MAX_COIN_SHAPES = 4 * len(SEASONS)
 
 
-def check_sheet_level(sheets: list[Sheet], seasons_of: list[tuple[int, int]], deadline: float,
-                      level: str) -> Check:
+def check_sheet_level(
+    sheets: list[Sheet], seasons_of: list[tuple[int, int]], deadline: float, level: str
+) -> Check:
     """Exact cover with the limits of the seasons each sheet's new cells were drawn in.
 
     ``sheets[k]`` is the sheet at the end of season ``seasons_of[k][1]``; its new cells (not drawn
@@ -55,20 +59,32 @@ def check_sheet_level(sheets: list[Sheet], seasons_of: list[tuple[int, int]], de
     if status in (solve.cp.OPTIMAL, solve.cp.FEASIBLE):
         return Check(level, "legal", [], time.perf_counter() - t0, details)
     if status != solve.cp.INFEASIBLE:
-        return Check(level, "cannot-tell", [Reason("the search ran past its time limit")],
-                     time.perf_counter() - t0, details)
-    reasons = [Reason("the drawn cells cannot be split into the game's shapes in their terrains within four "
-                      "seasons' turns and coins" if level == "sheet" else
-                      "the new cells of each season cannot be split into the game's shapes within "
-                      "that season's "
-                      "turns and coins", [])]
+        return Check(
+            level,
+            "cannot-tell",
+            [Reason("the search ran past its time limit")],
+            time.perf_counter() - t0,
+            details,
+        )
+    reasons = [
+        Reason(
+            "the drawn cells cannot be split into the game's shapes in their terrains within four "
+            "seasons' turns and coins"
+            if level == "sheet"
+            else "the new cells of each season cannot be split into the game's shapes within "
+            "that season's "
+            "turns and coins",
+            [],
+        )
+    ]
     # name what cannot be explained: the fewest cells left out (and coin differences)
     reasons += _left_over(facts, seasons_of, coins_needed, deadline, level)
     return Check(level, "illegal", reasons, time.perf_counter() - t0, details)
 
 
-def _coins_needed(facts: list[SheetFacts], seasons_of: list[tuple[int, int]],
-                  level: str) -> tuple[list[int], list[Reason]]:
+def _coins_needed(
+    facts: list[SheetFacts], seasons_of: list[tuple[int, int]], level: str
+) -> tuple[list[int], list[Reason]]:
     """The coins each bucket's coin shapes must give (its new coins less its newly surrounded
     mountains), and the reasons when the mountains alone give more coins than the sheet shows."""
     reasons: list[Reason] = []
@@ -80,18 +96,23 @@ def _coins_needed(facts: list[SheetFacts], seasons_of: list[tuple[int, int]],
         need = d_coins - d_surr
         if need < 0:
             new_surr = [c for c in f.surrounded if k == 0 or c not in facts[k - 1].surrounded]
-            reasons.append(Reason(
-                f"{f.sheet.coins} coins{_season_note(seasons_of[k], level)} but "
-                f"{len(f.surrounded)} surrounded "
-                f"mountain(s) each earned one" + ("" if k == 0 else f" (and {prev_coins} coins before)"),
-                new_surr or list(f.surrounded)))
+            reasons.append(
+                Reason(
+                    f"{f.sheet.coins} coins{_season_note(seasons_of[k], level)} but "
+                    f"{len(f.surrounded)} surrounded "
+                    f"mountain(s) each earned one"
+                    + ("" if k == 0 else f" (and {prev_coins} coins before)"),
+                    new_surr or list(f.surrounded),
+                )
+            )
         coins_needed.append(need)
         prev_coins, prev_surr = f.sheet.coins, len(f.surrounded)
     return coins_needed, reasons
 
 
-def _build(facts: list[SheetFacts], seasons_of: list[tuple[int, int]], coins_needed: list[int],
-           slack: bool) -> tuple[DrawingModel, list[Any]]:
+def _build(
+    facts: list[SheetFacts], seasons_of: list[tuple[int, int]], coins_needed: list[int], slack: bool
+) -> tuple[DrawingModel, list[Any]]:
     """The model; with ``slack``, cells may stay uncovered and coins differ, each at a cost of one
     (minimised), returned as ``(var, what)``."""
     solve = DrawingModel(facts[-1])
@@ -105,8 +126,13 @@ def _build(facts: list[SheetFacts], seasons_of: list[tuple[int, int]], coins_nee
     return solve, _cover_and_coins(solve, coin_total, slack)
 
 
-def _add_bucket(solve: DrawingModel, facts: list[SheetFacts], k: int, seasons: tuple[int, int],
-                ambush_shapes: dict[str, list[Any]]) -> tuple[list[Any], list[Any]]:
+def _add_bucket(
+    solve: DrawingModel,
+    facts: list[SheetFacts],
+    k: int,
+    seasons: tuple[int, int],
+    ambush_shapes: dict[str, list[Any]],
+) -> tuple[list[Any], list[Any]]:
     """The drawings of the cells new on ``facts[k]``, drawn in ``seasons`` (first, last), and the
     limits of those seasons; returns the bucket's coin-shape and ambush drawings."""
     m = solve.m
@@ -118,7 +144,9 @@ def _add_bucket(solve: DrawingModel, facts: list[SheetFacts], k: int, seasons: t
     ambush_vars = []
     for a in AMBUSH_CARDS:
         for mask, t in shape_masks(a.placements, by_t, (Terrain.MONSTER,)):
-            v = solve.new_drawing(mask, {"bucket": k, "card": a.slug, "shape": a.shape_text, "terrain": t})
+            v = solve.new_drawing(
+                mask, {"bucket": k, "card": a.slug, "shape": a.shape_text, "terrain": t}
+            )
             ambush_shapes[a.slug].append(v)
             ambush_vars.append(v)
     for i in indices_of(new):
@@ -126,15 +154,18 @@ def _add_bucket(solve: DrawingModel, facts: list[SheetFacts], k: int, seasons: t
         v = solve.new_drawing(BITS[i], {"bucket": k, "card": "1x1", "shape": "X", "terrain": t})
         explore_vars.append(v)  # Rift Lands or a fallback
         if t is Terrain.MONSTER:
-            w = solve.new_drawing(BITS[i], {"bucket": k, "card": "ambush 1x1", "shape": "X", "terrain": t})
+            w = solve.new_drawing(
+                BITS[i], {"bucket": k, "card": "ambush 1x1", "shape": "X", "terrain": t}
+            )
             ambush_vars.append(w)
-    m.add(sum(explore_vars) <= sum(MAX_EXPLORE_TURNS[lo:hi + 1]))
-    m.add(sum(time_terms) <= sum(MAX_SEASON_TIME[lo:hi + 1]))
+    m.add(sum(explore_vars) <= sum(MAX_EXPLORE_TURNS[lo : hi + 1]))
+    m.add(sum(time_terms) <= sum(MAX_SEASON_TIME[lo : hi + 1]))
     return coin_vars, ambush_vars
 
 
-def _add_explore_shapes(solve: DrawingModel, k: int, by_t: dict[Terrain, int],
-                        n_seasons: int) -> tuple[list[Any], list[Any], list[Any]]:
+def _add_explore_shapes(
+    solve: DrawingModel, k: int, by_t: dict[Terrain, int], n_seasons: int
+) -> tuple[list[Any], list[Any], list[Any]]:
     """Every explore card's shapes in bucket ``k``, each card at most once a season; returns the
     drawings, their time terms and the coin-shape drawings."""
     explore_vars, time_terms, coin_vars = [], [], []
@@ -144,7 +175,9 @@ def _add_explore_shapes(solve: DrawingModel, k: int, by_t: dict[Terrain, int],
         card_vars = []
         for opt in card.options:
             for mask, t in shape_masks(opt.placements, by_t, card.terrains):
-                v = solve.new_drawing(mask, {"bucket": k, "card": card.slug, "shape": opt.text, "terrain": t})
+                v = solve.new_drawing(
+                    mask, {"bucket": k, "card": card.slug, "shape": opt.text, "terrain": t}
+                )
                 card_vars.append(v)
                 time_terms.append(card.time * v)
                 if opt.coin:
@@ -155,8 +188,12 @@ def _add_explore_shapes(solve: DrawingModel, k: int, by_t: dict[Terrain, int],
     return explore_vars, time_terms, coin_vars
 
 
-def _limit_ambushes(solve: DrawingModel, ambush_shapes: dict[str, list[Any]], ambush_by_bucket: list[list[Any]],
-                    seasons_of: list[tuple[int, int]]) -> None:
+def _limit_ambushes(
+    solve: DrawingModel,
+    ambush_shapes: dict[str, list[Any]],
+    ambush_by_bucket: list[list[Any]],
+    seasons_of: list[tuple[int, int]],
+) -> None:
     """Each ambush at most once, and no more ambushes by a season's end than seasons so far."""
     m = solve.m
     for vs in ambush_shapes.values():
@@ -169,7 +206,9 @@ def _limit_ambushes(solve: DrawingModel, ambush_shapes: dict[str, list[Any]], am
             m.add(sum(run) <= min(len(AMBUSH_CARDS), seasons_of[k][1] + 1))
 
 
-def _cover_and_coins(solve: DrawingModel, coin_total: list[tuple[list[Any], int]], slack: bool) -> list[Any]:
+def _cover_and_coins(
+    solve: DrawingModel, coin_total: list[tuple[list[Any], int]], slack: bool
+) -> list[Any]:
     """Every drawn cell covered once and each bucket's coin shapes giving its coins (with ``slack``:
     at a cost); returns the slack variables as ``(var, what)``."""
     m = solve.m
@@ -193,8 +232,13 @@ def _cover_and_coins(solve: DrawingModel, coin_total: list[tuple[list[Any], int]
     return slacks
 
 
-def _left_over(facts: list[SheetFacts], seasons_of: list[tuple[int, int]], coins_needed: list[int],
-               deadline: float, level: str) -> list[Reason]:
+def _left_over(
+    facts: list[SheetFacts],
+    seasons_of: list[tuple[int, int]],
+    coins_needed: list[int],
+    deadline: float,
+    level: str,
+) -> list[Reason]:
     """The fewest cells left out of the cover (and the
     coin differences), found by the slack model."""
     solve, slacks = _build(facts, seasons_of, coins_needed, slack=True)
@@ -202,17 +246,28 @@ def _left_over(facts: list[SheetFacts], seasons_of: list[tuple[int, int]], coins
     if status not in (solve.cp.OPTIMAL, solve.cp.FEASIBLE):
         return []
     reasons = []
-    cells = sorted(divmod(what[1], SIZE) for v, what in slacks if what[0] == "cell" and solver.value(v))
+    cells = sorted(
+        divmod(what[1], SIZE) for v, what in slacks if what[0] == "cell" and solver.value(v)
+    )
     if cells:
-        reasons.append(Reason(f"{', '.join(cell_name(c) for c in cells)}: drawn, but left over once the rest is "
-                              "split into the game's shapes within the turns", cells))
+        reasons.append(
+            Reason(
+                f"{', '.join(cell_name(c) for c in cells)}: drawn, but left over once the rest is "
+                "split into the game's shapes within the turns",
+                cells,
+            )
+        )
     for v, what in slacks:
         if what[0].startswith("coins") and solver.value(v):
             f = facts[what[1]]
-            reasons.append(Reason(f"{f.sheet.coins} coins{_season_note(seasons_of[what[1]], level)}: "
-                                  f"{solver.value(v)} {'more' if what[0] == 'coins+' else 'fewer'} than the coin "
-                                  f"shapes that fit and {len(f.surrounded)} surrounded mountain(s) explain",
-                                  list(f.surrounded)))
+            reasons.append(
+                Reason(
+                    f"{f.sheet.coins} coins{_season_note(seasons_of[what[1]], level)}: "
+                    f"{solver.value(v)} {'more' if what[0] == 'coins+' else 'fewer'} than the coin "
+                    f"shapes that fit and {len(f.surrounded)} surrounded mountain(s) explain",
+                    list(f.surrounded),
+                )
+            )
     return reasons
 
 

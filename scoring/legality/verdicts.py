@@ -29,8 +29,13 @@ class Check:
     details: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        return {"level": self.level, "verdict": self.status, "reasons": [r.to_json() for r in self.reasons],
-                "seconds": round(self.seconds, 4), **self.details}
+        return {
+            "level": self.level,
+            "verdict": self.status,
+            "reasons": [r.to_json() for r in self.reasons],
+            "seconds": round(self.seconds, 4),
+            **self.details,
+        }
 
 
 @dataclass
@@ -48,8 +53,12 @@ class Verdict:
         return self.status == "legal"
 
     def to_json(self) -> dict[str, Any]:
-        return {"verdict": self.status, "level": self.level, "reasons": [r.to_json() for r in self.reasons],
-                "checks": [c.to_json() for c in self.checks]}
+        return {
+            "verdict": self.status,
+            "level": self.level,
+            "reasons": [r.to_json() for r in self.reasons],
+            "checks": [c.to_json() for c in self.checks],
+        }
 
 
 def combine(checks: list[Check]) -> Verdict:
@@ -59,12 +68,20 @@ def combine(checks: list[Check]) -> Verdict:
     # game, so it settles a level that ran out of time
     for k, c in enumerate(checks):
         if c.status == "cannot-tell":
-            stronger = next((d for d in checks[k + 1:] if d.status == "legal"), None)
+            stronger = next((d for d in checks[k + 1 :] if d.status == "legal"), None)
             if stronger is not None:
                 c.status = "legal"
                 c.reasons = []
                 c.details["implied_by"] = stronger.level
     statuses = [c.status for c in checks]
-    status = "illegal" if "illegal" in statuses else "cannot-tell" if "cannot-tell" in statuses else "legal"
-    reasons = [r for c in checks if c.status == status for r in c.reasons] if status != "legal" else []
+    status = (
+        "illegal"
+        if "illegal" in statuses
+        else "cannot-tell"
+        if "cannot-tell" in statuses
+        else "legal"
+    )
+    reasons = (
+        [r for c in checks if c.status == status for r in c.reasons] if status != "legal" else []
+    )
     return Verdict(status, checks[-1].level, reasons, checks)

@@ -31,16 +31,40 @@ from vision.grid.quads import order_corners
 from vision.grid.search import GRID_PASSES, GridPass, find_lattice
 from vision.grid.snap import DOUBT_U
 from vision.grid.tuning import SHIPPED, GridTuning
-from vision.lattice import (PX, DegenerateFit, GridFit, cell_side_px, homography_from_intersections,
-                            ideal_intersections, line_image, sample_cells, warp_canonical)
+from vision.lattice import (
+    PX,
+    DegenerateFit,
+    GridFit,
+    cell_side_px,
+    homography_from_intersections,
+    ideal_intersections,
+    line_image,
+    sample_cells,
+    warp_canonical,
+)
 
-__all__ = ["DOUBT_U", "GRID_PASSES", "PX", "DegenerateFit", "GridFit", "GridTuning",
-           "cell_side_px", "fit_grid", "homography_from_intersections", "ideal_intersections",
-           "line_image", "order_corners", "sample_cells", "shifted_fit", "warp_canonical"]
+__all__ = [
+    "DOUBT_U",
+    "GRID_PASSES",
+    "PX",
+    "DegenerateFit",
+    "GridFit",
+    "GridTuning",
+    "cell_side_px",
+    "fit_grid",
+    "homography_from_intersections",
+    "ideal_intersections",
+    "line_image",
+    "order_corners",
+    "sample_cells",
+    "shifted_fit",
+    "warp_canonical",
+]
 
 
-def fit_grid(image: np.ndarray, tuning: GridTuning = SHIPPED,
-             passes: Sequence[GridPass] = GRID_PASSES) -> GridFit | None:
+def fit_grid(
+    image: np.ndarray, tuning: GridTuning = SHIPPED, passes: Sequence[GridPass] = GRID_PASSES
+) -> GridFit | None:
     """Find, check and refine the grid in a decoded photo; ``None`` when there is none."""
     found = find_lattice(image, tuning, passes)
     if found is None:

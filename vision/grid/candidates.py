@@ -13,8 +13,7 @@ from dataclasses import dataclass, field, replace
 import cv2
 import numpy as np
 
-from vision.grid.profiles import (lattice_score, likeness_settles, mountain_separation,
-                                  share_inside)
+from vision.grid.profiles import lattice_score, likeness_settles, mountain_separation, share_inside
 from vision.grid.snap import refine_coarse_to_fine
 from vision.grid.tuning import AcceptTuning
 from vision.lattice import area_corners
@@ -49,7 +48,7 @@ class Candidate:
         """
         return self.shown_area * (min(self.score, 2.0) + 2 * max(self.separation, 0.0))
 
-    def scaled(self, factor: float) -> "Candidate":
+    def scaled(self, factor: float) -> Candidate:
         """The same candidate in a photo ``factor`` times larger (homography and corners)."""
         to_large = np.diag([factor, factor, 1.0])
         return replace(self, homography=to_large @ self.homography, corners=self.corners * factor)
@@ -59,7 +58,7 @@ class Candidate:
         """Which placement of one sheet: the uncapped lattice score + 2 × mountain separation."""
         return self.score + 2 * self.separation
 
-    def overlaps(self, other: "Candidate") -> bool:
+    def overlaps(self, other: Candidate) -> bool:
         """Both candidates place the same sheet (each one's centre inside the other's cell area)."""
         a = self.corners.astype(np.float32).reshape(-1, 1, 2)
         b = other.corners.astype(np.float32).reshape(-1, 1, 2)
@@ -77,11 +76,12 @@ class FailedLattice:
     disp: np.ndarray  # (12, 12, 2) u
     strict: bool  # from a fallback source: the mountains must confirm it clearly
 
-    def enlarged(self, shrink: float) -> "FailedLattice":
+    def enlarged(self, shrink: float) -> FailedLattice:
         """The same lattice in the photo the searched image was shrunk from by ``shrink``."""
         to_full = np.diag([1.0 / shrink, 1.0 / shrink, 1.0])
-        return replace(self, homography=to_full @ self.homography,
-                       intersections=self.intersections / shrink)
+        return replace(
+            self, homography=to_full @ self.homography, intersections=self.intersections / shrink
+        )
 
 
 @dataclass
@@ -92,7 +92,7 @@ class Checked:
     passing: list[Candidate] = field(default_factory=list)
     failed: list[FailedLattice] = field(default_factory=list)
 
-    def add(self, other: "Checked") -> None:
+    def add(self, other: Checked) -> None:
         self.passing += other.passing
         self.failed += other.failed
 
@@ -143,9 +143,14 @@ def cannot_win(quad: np.ndarray, best: Candidate, tuning: AcceptTuning) -> bool:
     return cv2.contourArea(quad.astype(np.float32)) < 0.4 * best.shown_area
 
 
-def check_hypotheses(small: np.ndarray, darkest: np.ndarray, hypotheses: list[np.ndarray],
-                     tuning: AcceptTuning, strict: bool = False,
-                     clear_lines: float = np.inf) -> Checked:
+def check_hypotheses(
+    small: np.ndarray,
+    darkest: np.ndarray,
+    hypotheses: list[np.ndarray],
+    tuning: AcceptTuning,
+    strict: bool = False,
+    clear_lines: float = np.inf,
+) -> Checked:
     """Refine each u → small-image homography locally and check it (:func:`accepted`).
 
     ``strict`` (the fallback sources, whose outlines are further from the grid): the mountains
@@ -163,28 +168,40 @@ def check_hypotheses(small: np.ndarray, darkest: np.ndarray, hypotheses: list[np
         faint = score < tuning.faint_line_contrast
         separation = None if faint else mountain_separation(small, pts)
         if separation is None or not (
-                _darkness_passes(score, separation, strict, clear_lines, tuning)
-                or _likeness_passes(small, pts, score, strict, tuning)):
+            _darkness_passes(score, separation, strict, clear_lines, tuning)
+            or _likeness_passes(small, pts, score, strict, tuning)
+        ):
             out.failed.append(FailedLattice(placed.homography, pts, placed.disp, strict))
             continue
-        out.passing.append(Candidate(placed.homography, placed.disp, score, separation,
-                                     area_corners(pts), share_inside(pts, small.shape)))
+        out.passing.append(
+            Candidate(
+                placed.homography,
+                placed.disp,
+                score,
+                separation,
+                area_corners(pts),
+                share_inside(pts, small.shape),
+            )
+        )
     return out
 
 
-def _darkness_passes(score: float, separation: float, strict: bool, clear_lines: float,
-                     tuning: AcceptTuning) -> bool:
+def _darkness_passes(
+    score: float, separation: float, strict: bool, clear_lines: float, tuning: AcceptTuning
+) -> bool:
     """The line score and the mountains' darkness pass :func:`check_hypotheses`'s checks."""
     if not accepted(score, separation, tuning):
         return False
     if not strict:
         return True
-    return (separation >= tuning.mountains_carry and score >= tuning.weak_line_contrast) \
-        or (score >= clear_lines and separation >= tuning.segment_mountains)
+    return (separation >= tuning.mountains_carry and score >= tuning.weak_line_contrast) or (
+        score >= clear_lines and separation >= tuning.segment_mountains
+    )
 
 
-def _likeness_passes(image: np.ndarray, pts: np.ndarray, score: float, strict: bool,
-                     tuning: AcceptTuning) -> bool:
+def _likeness_passes(
+    image: np.ndarray, pts: np.ndarray, score: float, strict: bool, tuning: AcceptTuning
+) -> bool:
     """Lines clear enough (a strict source's: ``min_line_contrast``) and the mountains' likeness
     settling the layout (:func:`likeness_settles`): a printing whose mountains are not dark."""
     lines = tuning.min_line_contrast if strict else tuning.weak_line_contrast

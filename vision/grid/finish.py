@@ -22,8 +22,16 @@ from vision.grid.linefit import thin_line_fit
 from vision.grid.profiles import THIN_KERNEL_U, lattice_score, mountain_separation, thin_line_score
 from vision.grid.snap import DOUBT_U, refine
 from vision.grid.tuning import SHIPPED, FinishTuning, GridTuning
-from vision.lattice import (LINES, PX, DegenerateFit, GridFit, homography_from_intersections,
-                            ideal_intersections, invert_homography, line_image)
+from vision.lattice import (
+    LINES,
+    PX,
+    DegenerateFit,
+    GridFit,
+    homography_from_intersections,
+    ideal_intersections,
+    invert_homography,
+    line_image,
+)
 from vision.layout import GRID
 
 
@@ -41,8 +49,9 @@ class Crossings:
         return int((self.doubt > DOUBT_U).sum())
 
 
-def finish_grid(image: np.ndarray, homography: np.ndarray, disp: np.ndarray, score: float,
-           tuning: GridTuning) -> GridFit:
+def finish_grid(
+    image: np.ndarray, homography: np.ndarray, disp: np.ndarray, score: float, tuning: GridTuning
+) -> GridFit:
     """The final refinement of a found lattice (u → photo ``homography``, displacement ``disp``,
     line ``score``), each crossing's doubt, and the corrections where some are in doubt."""
     darkest = line_image(image)
@@ -53,19 +62,23 @@ def finish_grid(image: np.ndarray, homography: np.ndarray, disp: np.ndarray, sco
     if now.doubted:
         now = _corrected(image, darkest, now, tuning)
     residual = float(np.median(np.linalg.norm(now.disp, axis=2)))
-    return GridFit(now.points, homography_from_intersections(now.points), score, residual,
-                   now.doubt)
+    return GridFit(
+        now.points, homography_from_intersections(now.points), score, residual, now.doubt
+    )
 
 
-def _corrected(image: np.ndarray, darkest: np.ndarray, now: Crossings,
-               tuning: GridTuning) -> Crossings:
+def _corrected(
+    image: np.ndarray, darkest: np.ndarray, now: Crossings, tuning: GridTuning
+) -> Crossings:
     """Re-anchored on the sure crossings (the first tier that gives one, the fewest doubted), then,
     where some are still doubted, corrected locally (:func:`locally_corrected`)."""
     pts = now.points
     found_score = functools.cache(lambda: lattice_score(darkest, pts))  # once, only if needed
     for tier in sure_tiers(now.doubt, tuning.finish):
-        tries = [_unless_degenerate(reanchored, image, darkest, now, sure_u, found_score,
-                                    tuning.finish) for sure_u in tier]
+        tries = [
+            _unless_degenerate(reanchored, image, darkest, now, sure_u, found_score, tuning.finish)
+            for sure_u in tier
+        ]
         tries = [t for t in tries if t is not None]
         if tries:
             now = min(tries, key=lambda t: t.doubted)
@@ -83,8 +96,9 @@ def _unless_degenerate(correction, *args):
         return None
 
 
-def shifted_fit(image: np.ndarray, fit: GridFit, rows: int, cols: int,
-                tuning: GridTuning = SHIPPED) -> GridFit:
+def shifted_fit(
+    image: np.ndarray, fit: GridFit, rows: int, cols: int, tuning: GridTuning = SHIPPED
+) -> GridFit:
     """The lattice ``rows``, ``cols`` cells away from ``fit`` (in its own u frame), snapped and
     finished like a found one: for a grid the printed glyph shows was placed a cell off
     (vision.orient.glyph_shift; under glare the darkness checks missed it). The new edge's
@@ -100,9 +114,10 @@ def sure_tiers(doubt: np.ndarray, tuning: FinishTuning) -> list[list[float]]:
     ``min_sure`` crossings in no doubt or more, then those with ``min_sure_few`` or more (a
     homography through a third of the sheet is kept only when the one through half of it is not)."""
     counts = [int((doubt < sure_u).sum()) for sure_u in tuning.sure_u]
-    return [[u for u, n in zip(tuning.sure_u, counts) if n >= tuning.min_sure],
-            [u for u, n in zip(tuning.sure_u, counts)
-             if tuning.min_sure_few <= n < tuning.min_sure]]
+    return [
+        [u for u, n in zip(tuning.sure_u, counts) if n >= tuning.min_sure],
+        [u for u, n in zip(tuning.sure_u, counts) if tuning.min_sure_few <= n < tuning.min_sure],
+    ]
 
 
 def _field(pts: np.ndarray, inverse: np.ndarray) -> np.ndarray:
@@ -110,8 +125,14 @@ def _field(pts: np.ndarray, inverse: np.ndarray) -> np.ndarray:
     return cv2.perspectiveTransform(pts.reshape(1, -1, 2), inverse)[0].reshape(LINES, LINES, 2)
 
 
-def reanchored(image: np.ndarray, darkest: np.ndarray, now: Crossings, sure_u: float,
-               found_score: Callable[[], float], tuning: FinishTuning) -> Crossings | None:
+def reanchored(
+    image: np.ndarray,
+    darkest: np.ndarray,
+    now: Crossings,
+    sure_u: float,
+    found_score: Callable[[], float],
+    tuning: FinishTuning,
+) -> Crossings | None:
     """Snap again from a homography through the crossings in no doubt (under ``sure_u``); ``None``
     unless it is better: fewer doubted crossings, the sure ones not moved, the lattice not weaker
     than ``found_score()`` (the found crossings' line score) and the mountains not contradicting
@@ -122,8 +143,9 @@ def reanchored(image: np.ndarray, darkest: np.ndarray, now: Crossings, sure_u: f
     if sure.sum() < tuning.min_sure_few or min(len(set(rows)), len(set(cols))) < tuning.sure_span:
         return None
     ideal = ideal_intersections()
-    hom, _ = cv2.findHomography(ideal[sure].reshape(-1, 2),
-                                pts[sure].reshape(-1, 2).astype(np.float64), 0)
+    hom, _ = cv2.findHomography(
+        ideal[sure].reshape(-1, 2), pts[sure].reshape(-1, 2).astype(np.float64), 0
+    )
     inv = invert_homography(hom)
     if inv is None:
         return None
@@ -139,17 +161,21 @@ def reanchored(image: np.ndarray, darkest: np.ndarray, now: Crossings, sure_u: f
     moved = np.linalg.norm(_field(new.points, inv) - prior - ideal, axis=2)
     if moved[sure].max() > tuning.sure_move_u:
         return None
-    if (lattice_score(darkest, new.points) < tuning.reanchor_keeps_score * found_score()
-            or mountain_separation(image, new.points) < 0):
+    if (
+        lattice_score(darkest, new.points) < tuning.reanchor_keeps_score * found_score()
+        or mountain_separation(image, new.points) < 0
+    ):
         return None
-    if sure.sum() < tuning.min_sure \
-            and thin_line_score(darkest, new.points) < thin_line_score(darkest, pts):
+    if sure.sum() < tuning.min_sure and thin_line_score(darkest, new.points) < thin_line_score(
+        darkest, pts
+    ):
         return None  # through a third of the sheet: its thin lines must agree too (strokes fool)
     return new
 
 
-def locally_corrected(image: np.ndarray, darkest: np.ndarray, now: Crossings,
-                      tuning: GridTuning) -> Crossings:
+def locally_corrected(
+    image: np.ndarray, darkest: np.ndarray, now: Crossings, tuning: GridTuning
+) -> Crossings:
     """The crossings after the side pull (:func:`side_pulled`) and the thin-line refit
     (:func:`thin_refit`, when ``thin_refit_doubted`` crossings or more are in doubt), each tried on
     the lattice in doubt. When both are kept, the one whose mountains separate more clearly wins
@@ -172,8 +198,9 @@ def locally_corrected(image: np.ndarray, darkest: np.ndarray, now: Crossings,
     return pulled if again is None else again
 
 
-def thin_refit(image: np.ndarray, darkest: np.ndarray, now: Crossings,
-               tuning: GridTuning) -> Crossings | None:
+def thin_refit(
+    image: np.ndarray, darkest: np.ndarray, now: Crossings, tuning: GridTuning
+) -> Crossings | None:
     """The lattice refitted on thin lines only, if it fits them clearly better.
 
     Thick marker strokes, a stain or a fold can hold a patch of snaps half a cell off, or one line
@@ -201,12 +228,13 @@ def thin_refit(image: np.ndarray, darkest: np.ndarray, now: Crossings,
             refined = refine(darkest, fitted, PX, disp, 0.15)
             disp = refined.disp
         refits.append(Crossings(refined.points, refined.disp, refined.doubt()))
-    score, best = max(((thin_line_score(darkest, r.points), r) for r in refits),
-                      key=lambda t: t[0])
-    if (score < finishing.thin_refit_gain * thin_line_score(darkest, pts)
-            or best.doubted > now.doubted
-            or mountain_separation(image, best.points)
-            < mountain_separation(image, pts) - finishing.thin_refit_mountains):
+    score, best = max(((thin_line_score(darkest, r.points), r) for r in refits), key=lambda t: t[0])
+    if (
+        score < finishing.thin_refit_gain * thin_line_score(darkest, pts)
+        or best.doubted > now.doubted
+        or mountain_separation(image, best.points)
+        < mountain_separation(image, pts) - finishing.thin_refit_mountains
+    ):
         return None
     return best
 
@@ -224,8 +252,9 @@ def side_pulls(tuning: FinishTuning) -> list[tuple[int, np.ndarray]]:
     return pulls
 
 
-def side_pulled(image: np.ndarray, darkest: np.ndarray, now: Crossings,
-                tuning: FinishTuning) -> Crossings | None:
+def side_pulled(
+    image: np.ndarray, darkest: np.ndarray, now: Crossings, tuning: FinishTuning
+) -> Crossings | None:
     """The lattice with one side pulled in by a line, if it fits the printed lines clearly better.
 
     Curled, bowed or folded paper bends most at its border; where the found lattice stretches an
@@ -243,8 +272,11 @@ def side_pulled(image: np.ndarray, darkest: np.ndarray, now: Crossings,
     """
     pts = now.points
     near = tuning.side_pull_near * tuning.side_pull_u
-    pulls = [(axis, pull) for axis, pull in side_pulls(tuning)
-             if ((now.doubt > DOUBT_U) & (np.abs(pull) >= near)).any()]
+    pulls = [
+        (axis, pull)
+        for axis, pull in side_pulls(tuning)
+        if ((now.doubt > DOUBT_U) & (np.abs(pull) >= near)).any()
+    ]
     if not pulls:
         return None
     hom = homography_from_intersections(pts)
@@ -264,7 +296,8 @@ def side_pulled(image: np.ndarray, darkest: np.ndarray, now: Crossings,
             best, best_score = Crossings(refined.points, refined.disp, refined.doubt()), score
     if best is None or mountain_separation(image, best.points) < mountain_separation(image, pts):
         return None
-    if best_score <= tuning.side_pull_gain * fit_thin \
-            and lattice_score(darkest, best.points) <= lattice_gain * lattice_score(darkest, pts):
+    if best_score <= tuning.side_pull_gain * fit_thin and lattice_score(
+        darkest, best.points
+    ) <= lattice_gain * lattice_score(darkest, pts):
         return None
     return best

@@ -22,8 +22,9 @@ LINE_FIT_MARGIN_U = 0.6  # rectified around the cell area, so a line near it is 
 LINE_FIT_MIN_PER_AXIS = 6  # strip measurements each axis must keep (its 3 terms, twice over)
 
 
-def thin_line_fit(darkest: np.ndarray, homography: np.ndarray,
-                  tuning: LineFitTuning) -> np.ndarray | None:
+def thin_line_fit(
+    darkest: np.ndarray, homography: np.ndarray, tuning: LineFitTuning
+) -> np.ndarray | None:
     """A candidate's u → photo homography re-fitted to the thin printed lines.
 
     Each inner line is measured in strips (:func:`line_measures`, a ``THIN_KERNEL_U`` black-hat at
@@ -69,8 +70,9 @@ def line_measures(lines: np.ndarray, search_u: float) -> np.ndarray:
     return np.array(out).reshape(-1, 5)
 
 
-def lines_homography(measures: np.ndarray,
-                     tuning: LineFitTuning) -> tuple[np.ndarray | None, float]:
+def lines_homography(
+    measures: np.ndarray, tuning: LineFitTuning
+) -> tuple[np.ndarray | None, float]:
     """The homography u → u putting each measured point on its line, and the share of
     measurements within ``outlier_u`` of the final fit.
 
@@ -94,8 +96,11 @@ def lines_homography(measures: np.ndarray,
     t = index / c - 1
     one, zero = np.ones_like(x), np.zeros_like(x)
     vertical = axis[:, None] == 0
-    a = np.where(vertical, np.stack([x, y, one, zero, zero, zero, -t * x, -t * y], 1),
-                 np.stack([zero, zero, zero, x, y, one, -t * x, -t * y], 1))
+    a = np.where(
+        vertical,
+        np.stack([x, y, one, zero, zero, zero, -t * x, -t * y], 1),
+        np.stack([zero, zero, zero, x, y, one, -t * x, -t * y], 1),
+    )
     keep = np.ones(len(t), bool)
     for _ in range(3):
         if min((keep & (axis == 0)).sum(), (keep & (axis == 1)).sum()) < LINE_FIT_MIN_PER_AXIS:

@@ -17,8 +17,14 @@ import numpy as np
 from scoring.sides import SIDES
 from vision.lattice import PX, black_hat, line_image, rectify_cell_area, warp_canonical
 from vision.layout import GRID
-from vision.orient import (LIKENESS_SURE_MARGIN, best_likeness_margin, best_separation,
-                           glyph_correlations, glyph_sure, mountain_darkness)
+from vision.orient import (
+    LIKENESS_SURE_MARGIN,
+    best_likeness_margin,
+    best_separation,
+    glyph_correlations,
+    glyph_sure,
+    mountain_darkness,
+)
 
 LATTICE_PX = 16  # canonical pixels per unit when checking a candidate lattice
 THIN_PX = 48  # canonical pixels per unit of the thin-line check (symbol-heavy sheets)
@@ -65,8 +71,9 @@ def _profile_hypotheses(px: int, margin: float, n: int) -> tuple[np.ndarray, ...
     """The (spacing, offset) pairs :func:`_profile_fit` tries on a profile of ``n`` samples, each
     with where it puts the 10 inner lines and the 11 mid-cells (:func:`_unit_steps`) and whether
     they all fall inside the profile. The same for every candidate of a size, so built once."""
-    spacing, offset = np.meshgrid(np.linspace(0.92, 1.08, 65), np.linspace(-0.55, 0.55, 89),
-                                  indexing="ij")
+    spacing, offset = np.meshgrid(
+        np.linspace(0.92, 1.08, 65), np.linspace(-0.55, 0.55, 89), indexing="ij"
+    )
     k = np.arange(1, GRID)
     lines = (margin + offset[..., None] + spacing[..., None] * k) * px - 0.5
     mids = (margin + offset[..., None] + spacing[..., None] * (np.arange(GRID) + 0.5)) * px - 0.5
@@ -104,8 +111,9 @@ def lattice_fit(gray_small: np.ndarray, quad_to_u: np.ndarray) -> LatticeFit:
     """
     margin = 0.8
     px = LATTICE_PX
-    canon = warp_canonical(gray_small, quad_to_u, px, -margin, -margin, GRID + margin,
-                           GRID + margin)
+    canon = warp_canonical(
+        gray_small, quad_to_u, px, -margin, -margin, GRID + margin, GRID + margin
+    )
     lines = black_hat(canon, px // 3).astype(np.float32)
     inner = slice(int((margin + 0.3) * px), int((margin + GRID - 0.3) * px))
     # medians, not means: a line crosses every row, drawn marks and mountains only a few
@@ -162,8 +170,9 @@ def thin_line_score(image: np.ndarray, intersections: np.ndarray, px: int = THIN
     near = np.arange(-int(THIN_ON_U * px), int(THIN_ON_U * px) + 1)
     scores = []
     for profile in (median(lines, 0), median(lines, 1)):
-        smooth = cv2.GaussianBlur(profile.astype(np.float32).reshape(1, -1), (0, 0),
-                                  0.03 * px).ravel()
+        smooth = cv2.GaussianBlur(
+            profile.astype(np.float32).reshape(1, -1), (0, 0), 0.03 * px
+        ).ravel()
         xs = np.arange(len(smooth))
         at = np.clip(np.arange(1, GRID)[:, None] * px + near[None, :], 0, len(smooth) - 1)
         on = smooth[at].max(axis=1)
@@ -208,6 +217,10 @@ def share_inside(intersections: np.ndarray, shape: tuple[int, ...]) -> float:
     p = intersections
     centres = (p[:-1, :-1] + p[:-1, 1:] + p[1:, 1:] + p[1:, :-1]) / 4
     h, w = shape[:2]
-    inside = ((centres[..., 0] >= 0) & (centres[..., 0] < w) & (centres[..., 1] >= 0)
-              & (centres[..., 1] < h))
+    inside = (
+        (centres[..., 0] >= 0)
+        & (centres[..., 0] < w)
+        & (centres[..., 1] >= 0)
+        & (centres[..., 1] < h)
+    )
     return float(inside.mean())

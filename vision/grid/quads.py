@@ -90,8 +90,9 @@ def _dark_contours(gray: np.ndarray):
     h, w = gray.shape
     block = max(15, (max(h, w) // 40) | 1)
     for c in (6, 12):
-        mask = cv2.adaptiveThreshold(gray, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV,
-                                     block, c)
+        mask = cv2.adaptiveThreshold(
+            gray, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, block, c
+        )
         mask = cv2.dilate(mask, np.ones((3, 3), np.uint8))
         yield cv2.findContours(mask, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)[0]
 
@@ -113,14 +114,15 @@ def _side_line_corners(points: np.ndarray, quad: np.ndarray) -> np.ndarray | Non
         a, b = quad[k], quad[(k + 1) % 4]
         ab = b - a
         length = np.linalg.norm(ab)
-        t = (points - a) @ ab / (length ** 2)
+        t = (points - a) @ ab / (length**2)
         normal = np.array([-ab[1], ab[0]]) / length
         dist = np.abs((points - a) @ normal)
         near = (t > 0.2) & (t < 0.8) & (dist < 0.06 * length)
         if near.sum() < 5:
             return None
-        vx, vy, x0, y0 = cv2.fitLine(points[near].astype(np.float32), cv2.DIST_HUBER, 0, 0.01,
-                                     0.01).ravel()
+        vx, vy, x0, y0 = cv2.fitLine(
+            points[near].astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01
+        ).ravel()
         lines.append((np.array([x0, y0], float), np.array([vx, vy], float)))
     corners = []
     for k in range(4):
@@ -139,7 +141,6 @@ def plausible_quad(quad: np.ndarray) -> bool:
         return False
     sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
     return sides.min() > 0.3 * sides.max() and sides.min() > 20
-
 
 
 def outline_fallbacks(gray: np.ndarray) -> list[list[np.ndarray]]:
@@ -183,8 +184,10 @@ def paper_outlines(gray: np.ndarray) -> list[list[np.ndarray]]:
     bright = cv2.morphologyEx(bright, cv2.MORPH_CLOSE, np.ones((15, 15), np.uint8))
     contours, _ = cv2.findContours(bright, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     sheet = GEOMETRY.sheet
-    box = np.array([[sheet.x0, sheet.y0], [sheet.x1, sheet.y0], [sheet.x1, sheet.y1],
-                    [sheet.x0, sheet.y1]], np.float32)
+    box = np.array(
+        [[sheet.x0, sheet.y0], [sheet.x1, sheet.y0], [sheet.x1, sheet.y1], [sheet.x0, sheet.y1]],
+        np.float32,
+    )
     out: list[list[np.ndarray]] = []
     for cnt in sorted(contours, key=cv2.contourArea, reverse=True)[:3]:
         if cv2.contourArea(cnt) < 0.05 * h * w:

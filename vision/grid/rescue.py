@@ -17,9 +17,16 @@ import numpy as np
 
 from vision.grid.candidates import Candidate, FailedLattice, accepted, choose
 from vision.grid.linefit import thin_line_fit
-from vision.grid.profiles import (THIN_KERNEL_U, THIN_PX, glyph_settles, lattice_score,
-                                  likeness_settles, mountain_separation, share_inside,
-                                  thin_line_score)
+from vision.grid.profiles import (
+    THIN_KERNEL_U,
+    THIN_PX,
+    glyph_settles,
+    lattice_score,
+    likeness_settles,
+    mountain_separation,
+    share_inside,
+    thin_line_score,
+)
 from vision.grid.quads import is_new_quad
 from vision.grid.snap import refine_coarse_to_fine
 from vision.grid.tuning import GridTuning
@@ -47,24 +54,35 @@ def rescued(image: np.ndarray, failed: list[FailedLattice], tuning: GridTuning) 
     """
     check = tuning.accept
     passing: list[Candidate] = []
-    for placed in _thin_placements(image, failed, tuning)[:tuning.rescue.max_rescued]:
+    for placed in _thin_placements(image, failed, tuning)[: tuning.rescue.max_rescued]:
         if placed.score < check.weak_line_contrast:
             break
         lattice, pts = placed.lattice, placed.lattice.intersections
         separation = mountain_separation(image, pts)
         # all cells equally light (separation 0) says nothing about a one-cell shift: the glyph must
-        darkness_ok = separation > 0 and accepted(placed.score, separation, check) \
+        darkness_ok = (
+            separation > 0
+            and accepted(placed.score, separation, check)
             and not (lattice.strict and separation < check.mountains_carry)
+        )
         if not darkness_ok and not glyph_settles(image, pts) and not likeness_settles(image, pts):
             continue
-        passing.append(Candidate(lattice.homography, lattice.disp, placed.score,
-                                 max(separation, 0.0), area_corners(pts),
-                                 share_inside(pts, image.shape)))
+        passing.append(
+            Candidate(
+                lattice.homography,
+                lattice.disp,
+                placed.score,
+                max(separation, 0.0),
+                area_corners(pts),
+                share_inside(pts, image.shape),
+            )
+        )
     return choose(passing)
 
 
-def _thin_placements(image: np.ndarray, failed: list[FailedLattice],
-                     tuning: GridTuning) -> list[_Scored]:
+def _thin_placements(
+    image: np.ndarray, failed: list[FailedLattice], tuning: GridTuning
+) -> list[_Scored]:
     """Each promising failed lattice as it is, re-fitted to the thin lines in strips, and — when
     either already shows thin lines (``refine_from``) — refined again on thin lines only (snaps on
     a ``THIN_KERNEL_U`` black-hat at ``THIN_PX``); best thin-line score first."""
@@ -77,20 +95,28 @@ def _thin_placements(image: np.ndarray, failed: list[FailedLattice],
         if fitted is not None:
             pts_fit = lattice_points(fitted)
             zero = np.zeros_like(lattice.disp)
-            out.append(_Scored(thin_line_score(darkest, pts_fit),
-                               FailedLattice(fitted, pts_fit, zero, lattice.strict)))
+            out.append(
+                _Scored(
+                    thin_line_score(darkest, pts_fit),
+                    FailedLattice(fitted, pts_fit, zero, lattice.strict),
+                )
+            )
             shown = max(shown, out[-1].score)
         if shown >= tuning.rescue.refine_from:  # no lines in sight: a refinement finds none either
             placed = refine_coarse_to_fine(darkest, lattice.homography, THIN_PX, THIN_KERNEL_U)
-            out.append(_Scored(thin_line_score(darkest, placed.points),
-                               FailedLattice(placed.homography, placed.points, placed.disp,
-                                             lattice.strict)))
+            out.append(
+                _Scored(
+                    thin_line_score(darkest, placed.points),
+                    FailedLattice(placed.homography, placed.points, placed.disp, lattice.strict),
+                )
+            )
     out.sort(key=lambda t: -t.score)
     return out
 
 
-def most_promising(image: np.ndarray, darkest: np.ndarray, failed: list[FailedLattice],
-                   count: int) -> list[FailedLattice]:
+def most_promising(
+    image: np.ndarray, darkest: np.ndarray, failed: list[FailedLattice], count: int
+) -> list[FailedLattice]:
     """The distinct failed lattices that came closest: the ``count`` best on thin lines at half
     the resolution (:func:`thin_line_score` at ``THIN_PX // 2``, a quarter of the pixels) and the
     ``count`` best by lattice score + 2 × mountain separation (lines hidden under strokes, but the
@@ -109,8 +135,9 @@ def most_promising(image: np.ndarray, darkest: np.ndarray, failed: list[FailedLa
     return [rows[k][2] for k in dict.fromkeys(by_thin + by_lattice)]
 
 
-def rivals(found: Candidate, failed: list[FailedLattice], shape: tuple[int, ...],
-           rival_factor: float) -> list[FailedLattice]:
+def rivals(
+    found: Candidate, failed: list[FailedLattice], shape: tuple[int, ...], rival_factor: float
+) -> list[FailedLattice]:
     """The failed lattices of another sheet than ``found`` (neither's centre inside the other's
     cell area) whose area inside the photo × ``rival_factor`` could outrank it."""
     outline = found.corners.astype(np.float32).reshape(-1, 1, 2)
@@ -118,12 +145,16 @@ def rivals(found: Candidate, failed: list[FailedLattice], shape: tuple[int, ...]
     out = []
     for lattice in failed:
         corners = area_corners(lattice.intersections)
-        shown = cv2.contourArea(corners.astype(np.float32)) \
-            * share_inside(lattice.intersections, shape)
+        shown = cv2.contourArea(corners.astype(np.float32)) * share_inside(
+            lattice.intersections, shape
+        )
         if shown * rival_factor <= found.rank:
             continue
         mid = tuple(float(v) for v in corners.mean(axis=0))
-        if cv2.pointPolygonTest(outline, mid, False) <= 0 and cv2.pointPolygonTest(
-                corners.astype(np.float32).reshape(-1, 1, 2), centre, False) <= 0:
+        if (
+            cv2.pointPolygonTest(outline, mid, False) <= 0
+            and cv2.pointPolygonTest(corners.astype(np.float32).reshape(-1, 1, 2), centre, False)
+            <= 0
+        ):
             out.append(lattice)
     return out

@@ -14,8 +14,14 @@ from typing import Protocol
 import cv2
 import numpy as np
 
-from vision.grid.candidates import (Candidate, Checked, FailedLattice, cannot_win,
-                                    check_hypotheses, choose)
+from vision.grid.candidates import (
+    Candidate,
+    Checked,
+    FailedLattice,
+    cannot_win,
+    check_hypotheses,
+    choose,
+)
 from vision.grid.profiles import lattice_fit
 from vision.grid.quads import outline_fallbacks, quad_candidates, quad_hypotheses
 from vision.grid.rescue import rescued, rivals
@@ -34,11 +40,14 @@ class SearchImage:
     shrink: float  # small = photo × shrink
 
     @classmethod
-    def of(cls, image: np.ndarray, long_side: int) -> "SearchImage":
+    def of(cls, image: np.ndarray, long_side: int) -> SearchImage:
         h, w = image.shape[:2]
         shrink = min(1.0, long_side / max(h, w))
-        small = image if shrink >= 1 else cv2.resize(
-            image, (int(w * shrink), int(h * shrink)), interpolation=cv2.INTER_AREA)
+        small = (
+            image
+            if shrink >= 1
+            else cv2.resize(image, (int(w * shrink), int(h * shrink)), interpolation=cv2.INTER_AREA)
+        )
         return cls(small, cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), line_image(small), shrink)
 
 
@@ -58,8 +67,12 @@ def prechecked(view: SearchImage, sources: list[Source], tuning: GridTuning) -> 
     for source in sources:
         fit = lattice_fit(view.darkest, source.homographies[0])
         if fit.contrast >= tuning.search.precheck_contrast:
-            out.append((fit.contrast, Source(source.homographies + [fit.homography],
-                                             source.clear_lines, source.quad)))
+            out.append(
+                (
+                    fit.contrast,
+                    Source(source.homographies + [fit.homography], source.clear_lines, source.quad),
+                )
+            )
     return [source for _, source in sorted(out, key=lambda t: -t[0])]
 
 
@@ -69,7 +82,7 @@ def frame_outlines(view: SearchImage, tuning: GridTuning) -> Checked:
     ``max_refined`` by pre-check are refined and checked."""
     sources = [Source(quad_hypotheses(quad), quad=quad) for quad in quad_candidates(view.gray)]
     out = Checked()
-    for source in prechecked(view, sources, tuning)[:tuning.search.max_refined]:
+    for source in prechecked(view, sources, tuning)[: tuning.search.max_refined]:
         if out.passing and cannot_win(source.quad, choose(out.passing), tuning.accept):
             continue
         out.add(check_hypotheses(view.small, view.darkest, source.homographies, tuning.accept))
@@ -97,18 +110,24 @@ class FallbackOutlines:
         if quads is not None:
             sources += [Source(quad_hypotheses(q), clear) for q in quads.usual]
         out = Checked()
-        for source in prechecked(view, sources, tuning)[:search.fallback_refined]:
+        for source in prechecked(view, sources, tuning)[: search.fallback_refined]:
             out.add(self._checked(view, source, tuning))
         if not out.passing and quads is not None:
             late = prechecked(view, [Source(quad_hypotheses(q), clear) for q in quads.late], tuning)
-            for source in late[:search.segment_late_refined]:
+            for source in late[: search.segment_late_refined]:
                 out.passing += self._checked(view, source, tuning).passing
         return out
 
     @staticmethod
     def _checked(view: SearchImage, source: Source, tuning: GridTuning) -> Checked:
-        return check_hypotheses(view.small, view.darkest, source.homographies, tuning.accept,
-                                strict=True, clear_lines=source.clear_lines)
+        return check_hypotheses(
+            view.small,
+            view.darkest,
+            source.homographies,
+            tuning.accept,
+            strict=True,
+            clear_lines=source.clear_lines,
+        )
 
 
 @dataclass(frozen=True)
@@ -127,8 +146,13 @@ class GridPass(Protocol):
 
     def wanted(self, image: np.ndarray, found: Candidate | None, tuning: GridTuning) -> bool: ...
 
-    def run(self, image: np.ndarray, found: Candidate | None, failed: Sequence[FailedLattice],
-            tuning: GridTuning) -> PassResult: ...
+    def run(
+        self,
+        image: np.ndarray,
+        found: Candidate | None,
+        failed: Sequence[FailedLattice],
+        tuning: GridTuning,
+    ) -> PassResult: ...
 
 
 @dataclass(frozen=True)
@@ -144,14 +168,21 @@ class Search:
     def wanted(self, image: np.ndarray, found: Candidate | None, tuning: GridTuning) -> bool:
         return found is None and (not self.retry or max(image.shape[:2]) > tuning.search.long_side)
 
-    def run(self, image: np.ndarray, found: Candidate | None, failed: Sequence[FailedLattice],
-            tuning: GridTuning) -> PassResult:
+    def run(
+        self,
+        image: np.ndarray,
+        found: Candidate | None,
+        failed: Sequence[FailedLattice],
+        tuning: GridTuning,
+    ) -> PassResult:
         size = tuning.search.long_side_retry if self.retry else tuning.search.long_side
         view = SearchImage.of(image, size)
         checked = self.candidates(view, tuning)
         best = choose(checked.passing)
-        return PassResult(None if best is None else best.scaled(1.0 / view.shrink),
-                          [lattice.enlarged(view.shrink) for lattice in checked.failed])
+        return PassResult(
+            None if best is None else best.scaled(1.0 / view.shrink),
+            [lattice.enlarged(view.shrink) for lattice in checked.failed],
+        )
 
 
 @dataclass(frozen=True)
@@ -165,8 +196,13 @@ class ThinLineRescue:
     def wanted(self, image: np.ndarray, found: Candidate | None, tuning: GridTuning) -> bool:
         return True
 
-    def run(self, image: np.ndarray, found: Candidate | None, failed: Sequence[FailedLattice],
-            tuning: GridTuning) -> PassResult:
+    def run(
+        self,
+        image: np.ndarray,
+        found: Candidate | None,
+        failed: Sequence[FailedLattice],
+        tuning: GridTuning,
+    ) -> PassResult:
         if found is None:
             return PassResult(rescued(image, list(failed), tuning))
         others = rivals(found, list(failed), image.shape, tuning.rescue.rival_factor)
@@ -187,8 +223,9 @@ GRID_PASSES: tuple[GridPass, ...] = (
 )
 
 
-def find_lattice(image: np.ndarray, tuning: GridTuning,
-                 passes: Sequence[GridPass] = GRID_PASSES) -> Candidate | None:
+def find_lattice(
+    image: np.ndarray, tuning: GridTuning, passes: Sequence[GridPass] = GRID_PASSES
+) -> Candidate | None:
     """The lattice the passes find in a decoded photo (full-photo pixels), or ``None``."""
     found: Candidate | None = None
     failed: list[FailedLattice] = []

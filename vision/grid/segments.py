@@ -58,15 +58,21 @@ def segment_quads(gray: np.ndarray, tuning: SearchTuning) -> SegmentQuads:
             quad = order_corners(np.array(pts))
             if not plausible_quad(quad) or cv2.contourArea(quad.astype(np.float32)) < 0.016 * h * w:
                 continue
-            if (quad[:, 0] < -0.1 * w).any() or (quad[:, 0] > 1.1 * w).any() \
-                    or (quad[:, 1] < -0.1 * h).any() or (quad[:, 1] > 1.1 * h).any():
+            if (
+                (quad[:, 0] < -0.1 * w).any()
+                or (quad[:, 0] > 1.1 * w).any()
+                or (quad[:, 1] < -0.1 * h).any()
+                or (quad[:, 1] > 1.1 * h).any()
+            ):
                 continue
             length = a1.length + a2.length + b1.length + b2.length
             (late if max(i2, j2) >= tuning.segment_lines else out).append((length, quad))
     out.sort(key=lambda t: -t[0])
     late.sort(key=lambda t: -t[0])
-    return SegmentQuads([q for _, q in out[:tuning.segment_quads]],
-                        [q for _, q in late[:tuning.segment_late_quads]])
+    return SegmentQuads(
+        [q for _, q in out[: tuning.segment_quads]],
+        [q for _, q in late[: tuning.segment_late_quads]],
+    )
 
 
 def long_lines(gray: np.ndarray, tuning: SearchTuning) -> tuple[list[_Line], list[_Line]] | None:
@@ -97,14 +103,15 @@ def long_lines(gray: np.ndarray, tuning: SearchTuning) -> tuple[list[_Line], lis
             normal = np.array([-d[i, 1], d[i, 0]]) / length[i]
             mid = segs[i, :2] + d[i] / 2
             for m in merged:
-                if abs(normal @ m.normal) > np.cos(np.radians(3)) \
-                        and abs(m.normal @ mid - m.offset) < 0.006 * max(h, w):
+                if abs(normal @ m.normal) > np.cos(np.radians(3)) and abs(
+                    m.normal @ mid - m.offset
+                ) < 0.006 * max(h, w):
                     m.length += length[i]
                     break
             else:
                 merged.append(_Line(normal, float(normal @ mid), float(length[i])))
         merged.sort(key=lambda m: -m.length)
-        lines.append(merged[:tuning.segment_lines_late])
+        lines.append(merged[: tuning.segment_lines_late])
     return lines[0], lines[1]
 
 

@@ -14,8 +14,16 @@ import cv2
 import numpy as np
 
 from vision.grid.profiles import LATTICE_PX, median
-from vision.lattice import (LINES, DegenerateFit, black_hat, homography_from_intersections,
-                            ideal_intersections, lattice_points, line_image, warp_canonical)
+from vision.lattice import (
+    LINES,
+    DegenerateFit,
+    black_hat,
+    homography_from_intersections,
+    ideal_intersections,
+    lattice_points,
+    line_image,
+    warp_canonical,
+)
 from vision.layout import GEOMETRY, GRID
 
 MAX_DISPLACEMENT_U = 0.7  # a crossing moves at most this far from the global homography's guess
@@ -61,8 +69,15 @@ class Placed:
     disp: np.ndarray
 
 
-def refine(image: np.ndarray, homography: np.ndarray, px: int, prior: np.ndarray | None,
-           search_u: float, ring: bool = True, kernel_u: float | None = None) -> Refined:
+def refine(
+    image: np.ndarray,
+    homography: np.ndarray,
+    px: int,
+    prior: np.ndarray | None,
+    search_u: float,
+    ring: bool = True,
+    kernel_u: float | None = None,
+) -> Refined:
     """Snap the 144 crossings to the printed lines near where ``homography`` (+ ``prior``) puts
     them, and make the snaps a smooth field (:func:`smoothed`).
 
@@ -75,8 +90,9 @@ def refine(image: np.ndarray, homography: np.ndarray, px: int, prior: np.ndarray
     return Refined(lattice_points(homography, disp), disp, snaps)
 
 
-def refine_coarse_to_fine(darkest: np.ndarray, hom: np.ndarray, px: int = LATTICE_PX * 2,
-                          kernel_u: float | None = None) -> Placed:
+def refine_coarse_to_fine(
+    darkest: np.ndarray, hom: np.ndarray, px: int = LATTICE_PX * 2, kernel_u: float | None = None
+) -> Placed:
     """Snap a candidate's crossings, re-anchoring the homography on them between passes.
 
     A quad with one corner off (curl, a finger on the frame) puts that corner's crossings beyond
@@ -93,8 +109,9 @@ def refine_coarse_to_fine(darkest: np.ndarray, hom: np.ndarray, px: int = LATTIC
             break
         prior = cv2.perspectiveTransform(pts.reshape(1, -1, 2), np.linalg.inv(hom))[0]
         prior = prior.reshape(LINES, LINES, 2)
-        refined = refine(darkest, hom, px, prior - ideal_intersections(), search, ring=False,
-                         kernel_u=kernel_u)
+        refined = refine(
+            darkest, hom, px, prior - ideal_intersections(), search, ring=False, kernel_u=kernel_u
+        )
         pts, disp = refined.points, refined.disp
     return Placed(hom, pts, disp)
 
@@ -125,18 +142,31 @@ class _Window:
     searched: np.ndarray  # the searched offsets within a profile
 
     @classmethod
-    def at(cls, px: int, search_u: float, ring: bool) -> "_Window":
+    def at(cls, px: int, search_u: float, ring: bool) -> _Window:
         search = int(search_u * px)
         band = int(round(GEOMETRY.frame_width * px))
         extra = band + 2 if ring else 0
         half = np.arange(int(0.08 * px), int(0.42 * px))
-        return cls(search, band, extra, half, np.concatenate([-half[::-1] - 1, half]),
-                   np.arange(-search - extra, search + extra + 1),
-                   np.arange(extra, extra + 2 * search + 1))
+        return cls(
+            search,
+            band,
+            extra,
+            half,
+            np.concatenate([-half[::-1] - 1, half]),
+            np.arange(-search - extra, search + extra + 1),
+            np.arange(extra, extra + 2 * search + 1),
+        )
 
 
-def snap_crossings(image: np.ndarray, homography: np.ndarray, px: int, prior: np.ndarray | None,
-                   search_u: float, ring: bool = True, kernel_u: float | None = None) -> Snaps:
+def snap_crossings(
+    image: np.ndarray,
+    homography: np.ndarray,
+    px: int,
+    prior: np.ndarray | None,
+    search_u: float,
+    ring: bool = True,
+    kernel_u: float | None = None,
+) -> Snaps:
     """Raw snaps of the 144 crossings and their strengths.
 
     Inner crossings: the peak of each line's black-hat profile across it, averaged along both
@@ -149,8 +179,9 @@ def snap_crossings(image: np.ndarray, homography: np.ndarray, px: int, prior: np
     time). The black-hat is a third of a cell wide, or ``kernel_u`` (thin lines only).
     """
     margin = 1.2
-    canon = warp_canonical(line_image(image), homography, px, -margin, -margin, GRID + margin,
-                           GRID + margin)
+    canon = warp_canonical(
+        line_image(image), homography, px, -margin, -margin, GRID + margin, GRID + margin
+    )
     lines = black_hat(canon, px // 3 if kernel_u is None else int(kernel_u * px)).astype(np.float32)
     prior = np.zeros((LINES, LINES, 2)) if prior is None else prior
     win = _Window.at(px, search_u, ring)
@@ -177,8 +208,14 @@ def snap_crossings(image: np.ndarray, homography: np.ndarray, px: int, prior: np
     return Snaps(snapped, strength)
 
 
-def _line_profiles(lines: np.ndarray, cx: np.ndarray, cy: np.ndarray, k: int, win: _Window,
-                   along_index: np.ndarray | None) -> np.ndarray:
+def _line_profiles(
+    lines: np.ndarray,
+    cx: np.ndarray,
+    cy: np.ndarray,
+    k: int,
+    win: _Window,
+    along_index: np.ndarray | None,
+) -> np.ndarray:
     """Each crossing's profile across its line of axis ``k`` (0: the vertical line, a profile over
     x), averaged along both arms; with ``along_index`` (the ring), along the inward arm only on the
     first and last line."""
@@ -199,8 +236,9 @@ def _line_profiles(lines: np.ndarray, cx: np.ndarray, cy: np.ndarray, k: int, wi
     return prof
 
 
-def _frame_band_peaks(prof: np.ndarray, across_index: np.ndarray, win: _Window, peak: np.ndarray,
-                      value: np.ndarray) -> None:
+def _frame_band_peaks(
+    prof: np.ndarray, across_index: np.ndarray, win: _Window, peak: np.ndarray, value: np.ndarray
+) -> None:
     """On the frame lines (x of columns 0 and 11, y of rows 0 and 11), set ``peak`` and ``value``
     in place to the band's inner line where the outer one lies beside it."""
     for edge, outward in ((0, -1), (GRID, 1)):
@@ -218,8 +256,9 @@ def _surface_terms(i: np.ndarray, j: np.ndarray) -> np.ndarray:
     """Cubic surface terms in crossing indices scaled to about ±1 (10 terms)."""
     y = (i - 5.5) / 5.5
     x = (j - 5.5) / 5.5
-    return np.stack([np.ones_like(x), x, y, x * x, x * y, y * y, x ** 3, x * x * y, x * y * y,
-                     y ** 3], axis=-1)
+    return np.stack(
+        [np.ones_like(x), x, y, x * x, x * y, y * y, x**3, x * x * y, x * y * y, y**3], axis=-1
+    )
 
 
 def _robust_surface(values: np.ndarray, strength: np.ndarray, terms: np.ndarray) -> np.ndarray:
@@ -246,8 +285,9 @@ def _robust_surface(values: np.ndarray, strength: np.ndarray, terms: np.ndarray)
             break
         sw = np.sqrt(w)
         fine = np.zeros_like(coef)
-        fine[:n_terms], *_ = np.linalg.lstsq(terms[:, :n_terms] * sw[:, None], values * sw,
-                                             rcond=None)
+        fine[:n_terms], *_ = np.linalg.lstsq(
+            terms[:, :n_terms] * sw[:, None], values * sw, rcond=None
+        )
         coef = fine
     return coef
 
@@ -302,8 +342,9 @@ def _ring_correction(res: np.ndarray, strength: np.ndarray, k: int) -> np.ndarra
         for n_terms in (1, 1, 1, 2, 2, 3, 3, 3):  # IRLS, coarse to fine
             sw = np.sqrt(w)
             coef = np.zeros(3)
-            coef[:n_terms], *_ = np.linalg.lstsq(terms[:, :n_terms] * sw[:, None], r * sw,
-                                                 rcond=None)
+            coef[:n_terms], *_ = np.linalg.lstsq(
+                terms[:, :n_terms] * sw[:, None], r * sw, rcond=None
+            )
             w = s / np.maximum(np.abs(r - terms @ coef), 0.02)
         fit = terms @ coef
         agree = np.abs(r - fit) < RING_AGREE_U

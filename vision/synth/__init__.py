@@ -13,6 +13,16 @@ from vision.synth.paper import RenderedSheet, render_sheet
 from vision.synth.photo import SynthPhoto, make_photo
 
 __all__ = [
-    "BACKGROUND_FAMILIES", "BACKGROUNDS", "STYLE_FAMILIES", "STYLES", "DrawnSheet", "RenderedSheet",
-    "SynthPhoto", "choose_sheet", "draw_sheet", "make_photo", "random_sheet", "render_sheet",
+    "BACKGROUND_FAMILIES",
+    "BACKGROUNDS",
+    "STYLE_FAMILIES",
+    "STYLES",
+    "DrawnSheet",
+    "RenderedSheet",
+    "SynthPhoto",
+    "choose_sheet",
+    "draw_sheet",
+    "make_photo",
+    "random_sheet",
+    "render_sheet",
 ]

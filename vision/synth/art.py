@@ -50,11 +50,15 @@ ART_FAMILIES = ("lookalike", "line-art", "engraved", "woodcut")
 ENGRAVED_INKS = ((92, 64, 38), (40, 84, 60), (38, 52, 96), (110, 40, 36), (70, 78, 88))
 
 
-def render_art(family: str, side: str, px_per_u: float, variant: str, rng: np.random.Generator) -> RenderedSheet:
+def render_art(
+    family: str, side: str, px_per_u: float, variant: str, rng: np.random.Generator
+) -> RenderedSheet:
     """An empty printed sheet of ``side`` in art ``family`` (randomised by ``rng``); ``variant``
     "photocopy" passes it through the photocopier."""
     if family not in ART_FAMILIES:
-        raise ValueError(f"unknown art family {family!r}: expected one of {', '.join(ART_FAMILIES)}")
+        raise ValueError(
+            f"unknown art family {family!r}: expected one of {', '.join(ART_FAMILIES)}"
+        )
     if family == "lookalike":
         return render_sheet(side, px_per_u=px_per_u, variant=variant, rng=rng)
     g = GEOMETRY
@@ -79,9 +83,16 @@ def printing_of(family: str) -> Callable[[str, float, str, np.random.Generator],
 
 # ---- line art ------------------------------------------------------------------------------------
 
-def _line_art(side: str, shape: tuple[int, int], s: float, origin, rng: np.random.Generator) -> np.ndarray:
+
+def _line_art(
+    side: str, shape: tuple[int, int], s: float, origin, rng: np.random.Generator
+) -> np.ndarray:
     paper = tuple(int(v) for v in np.array(WHITE_PAPER) + rng.integers(-6, 5, 3))
-    img = parchment(shape, paper, s, rng) if rng.random() < 0.3 else np.full((*shape, 3), bgr(paper), np.uint8)
+    img = (
+        parchment(shape, paper, s, rng)
+        if rng.random() < 0.3
+        else np.full((*shape, 3), bgr(paper), np.uint8)
+    )
     pen = Pen(img, s, origin)
     ink = tuple(int(v) for v in rng.integers(10, 70) + rng.integers(0, 12, 3))
     width = float(rng.uniform(0.02, 0.05))
@@ -108,7 +119,10 @@ def _line_art(side: str, shape: tuple[int, int], s: float, origin, rng: np.rando
 
 # ---- engraved ------------------------------------------------------------------------------------
 
-def _engraved(side: str, shape: tuple[int, int], s: float, origin, rng: np.random.Generator) -> np.ndarray:
+
+def _engraved(
+    side: str, shape: tuple[int, int], s: float, origin, rng: np.random.Generator
+) -> np.ndarray:
     base = np.array((212, 196, 168)) + rng.integers(-18, 14, 3)
     img = parchment(shape, tuple(int(v) for v in base), s, rng)
     pen = Pen(img, s, origin)
@@ -136,7 +150,10 @@ def _engraved(side: str, shape: tuple[int, int], s: float, origin, rng: np.rando
 
 # ---- woodcut -------------------------------------------------------------------------------------
 
-def _woodcut(side: str, shape: tuple[int, int], s: float, origin, rng: np.random.Generator) -> np.ndarray:
+
+def _woodcut(
+    side: str, shape: tuple[int, int], s: float, origin, rng: np.random.Generator
+) -> np.ndarray:
     paper = tuple(int(v) for v in np.array((236, 226, 200)) + rng.integers(-12, 10, 3))
     img = parchment(shape, paper, s, rng)
     pen = Pen(img, s, origin)
@@ -145,12 +162,17 @@ def _woodcut(side: str, shape: tuple[int, int], s: float, origin, rng: np.random
     _grid_lines(pen, ink, float(rng.uniform(0.04, 0.06)), "solid")
     pen.rect(Box(-0.08, -0.08, GRID + 0.08, GRID + 0.08), ink, 0.1)
     for r, c in SIDES[side].mountains:
-        peaks = np.array([(0.08, 0.85), (0.35, 0.25), (0.5, 0.5), (0.68, 0.15), (0.92, 0.85)]) + (c, r)
+        peaks = np.array([(0.08, 0.85), (0.35, 0.25), (0.5, 0.5), (0.68, 0.15), (0.92, 0.85)]) + (
+            c,
+            r,
+        )
         pen.fill(peaks, ink)
         pen.circle((c + 0.5, r + 0.62), 0.11, bgr(paper))
         pen.circle((c + 0.5, r + 0.62), 0.11, accent, 0.03)
     for r, c in SIDES[side].ruins:
-        _ruins_glyph(pen, c + 0.5, r + 0.32, accent, str(rng.choice(["tower", "arch"])), filled=True)
+        _ruins_glyph(
+            pen, c + 0.5, r + 0.32, accent, str(rng.choice(["tower", "arch"])), filled=True
+        )
     if side == "B":
         draw_rift(pen, side, rng)
     b = GEOMETRY.coin_band
@@ -168,6 +190,7 @@ _FAMILIES = {"line-art": _line_art, "engraved": _engraved, "woodcut": _woodcut}
 
 # ---- shared pieces -------------------------------------------------------------------------------
 
+
 def _grid_lines(pen: Pen, colour, width_u: float, style: str) -> None:
     """The 12 + 12 lines of the grid: solid, dashed or dotted (the outer ones always solid)."""
     for k in range(GRID + 1):
@@ -182,13 +205,22 @@ def _grid_lines(pen: Pen, colour, width_u: float, style: str) -> None:
 
 def _plain_labels(pen: Pen, colour) -> None:
     for r in range(GRID):
-        pen.text(chr(65 + r), (GEOMETRY.row_label_x, r + 0.5), 0.28, colour, font=cv2.FONT_HERSHEY_SIMPLEX)
+        pen.text(
+            chr(65 + r),
+            (GEOMETRY.row_label_x, r + 0.5),
+            0.28,
+            colour,
+            font=cv2.FONT_HERSHEY_SIMPLEX,
+        )
     for c in range(GRID):
-        pen.text(str(c + 1), (c + 0.5, GEOMETRY.col_label_y), 0.28, colour, font=cv2.FONT_HERSHEY_SIMPLEX)
+        pen.text(
+            str(c + 1), (c + 0.5, GEOMETRY.col_label_y), 0.28, colour, font=cv2.FONT_HERSHEY_SIMPLEX
+        )
 
 
-def _outline_mountain(pen: Pen, x: float, y: float, ink, width_u: float, coin_at: str,
-                      rng: np.random.Generator) -> None:
+def _outline_mountain(
+    pen: Pen, x: float, y: float, ink, width_u: float, coin_at: str, rng: np.random.Generator
+) -> None:
     """Line-art peaks with a snow line; a coin outlined in the middle, in a corner, or none."""
     peaks = np.array([(0.1, 0.82), (0.34, 0.3), (0.48, 0.5), (0.66, 0.2), (0.9, 0.82)])
     peaks[:, 1] += rng.normal(0, 0.03, len(peaks))
@@ -204,14 +236,22 @@ def _tile_mountain(pen: Pen, x: float, y: float, ink, rng: np.random.Generator) 
     """A textured brown tile, a dark line-art peak on it and a gold coin in its middle."""
     x0, y0 = pen.p(x, y)
     x1, y1 = pen.p(x + 1, y + 1)
-    sl = pen.image[y0 // 16:y1 // 16, x0 // 16:x1 // 16]
+    sl = pen.image[y0 // 16 : y1 // 16, x0 // 16 : x1 // 16]
     if sl.size:
-        brown = np.array(bgr((int(rng.integers(110, 160)), int(rng.integers(80, 110)), int(rng.integers(50, 75)))),
-                         np.float32)
+        brown = np.array(
+            bgr(
+                (int(rng.integers(110, 160)), int(rng.integers(80, 110)), int(rng.integers(50, 75)))
+            ),
+            np.float32,
+        )
         grain = 1 + 0.18 * smooth_noise(sl.shape[:2], max(2.0, 0.08 * pen.s), rng)
         sl[:] = np.clip(brown[None, None, :] * grain[:, :, None], 0, 255).astype(np.uint8)
     dark = tuple(int(v * 0.4) for v in ink)
-    pen.poly(np.array([(0.08, 0.85), (0.3, 0.35), (0.45, 0.55), (0.65, 0.18), (0.92, 0.85)]) + (x, y), dark, 0.04)
+    pen.poly(
+        np.array([(0.08, 0.85), (0.3, 0.35), (0.45, 0.55), (0.65, 0.18), (0.92, 0.85)]) + (x, y),
+        dark,
+        0.04,
+    )
     pen.circle((x + 0.5, y + 0.62), 0.12, bgr((222, 180, 70)))
     pen.circle((x + 0.5, y + 0.62), 0.12, dark, 0.03)
 
@@ -222,15 +262,25 @@ def _ruins_glyph(pen: Pen, cx: float, cy: float, colour, glyph: str, filled: boo
     if glyph == "arch":
         pen.rect(Box(cx - 0.25, cy - 0.18, cx - 0.15, cy + 0.15), colour, w)
         pen.rect(Box(cx + 0.15, cy - 0.1, cx + 0.25, cy + 0.15), colour, w)
-        arc = [(cx - 0.25 + 0.25 * (1 - np.cos(t)), cy - 0.18 - 0.15 * np.sin(t)) for t in np.linspace(0, 2.2, 12)]
+        arc = [
+            (cx - 0.25 + 0.25 * (1 - np.cos(t)), cy - 0.18 - 0.15 * np.sin(t))
+            for t in np.linspace(0, 2.2, 12)
+        ]
         pen.poly(arc, colour, 0.05)
     elif glyph == "pillars":
         for dx, top in ((-0.15, -0.2), (0.0, -0.08), (0.15, -0.16)):
             pen.rect(Box(cx + dx - 0.04, cy + top, cx + dx + 0.04, cy + 0.15), colour, w)
         pen.line((cx - 0.26, cy + 0.17), (cx + 0.26, cy + 0.17), colour, 0.04)
     else:
-        tower = [(cx - 0.16, cy + 0.18), (cx - 0.16, cy - 0.15), (cx - 0.06, cy - 0.22), (cx + 0.02, cy - 0.12),
-                 (cx + 0.1, cy - 0.2), (cx + 0.16, cy - 0.05), (cx + 0.16, cy + 0.18)]
+        tower = [
+            (cx - 0.16, cy + 0.18),
+            (cx - 0.16, cy - 0.15),
+            (cx - 0.06, cy - 0.22),
+            (cx + 0.02, cy - 0.12),
+            (cx + 0.1, cy - 0.2),
+            (cx + 0.16, cy - 0.05),
+            (cx + 0.16, cy + 0.18),
+        ]
         if filled:
             pen.fill(tower, colour)
         else:
@@ -248,7 +298,9 @@ def _grey_rift(pen: Pen, side: str, ink, rng: np.random.Generator) -> None:
     mask = cv2.GaussianBlur(mask, (0, 0), 0.12 * pen.s)
     rough = (mask + 0.1 * smooth_noise(mask.shape, 0.2 * pen.s, rng)) > 0.5
     img[rough] = int(rng.integers(150, 205))
-    edge = cv2.morphologyEx(rough.astype(np.uint8), cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8)).astype(bool)
+    edge = cv2.morphologyEx(
+        rough.astype(np.uint8), cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8)
+    ).astype(bool)
     img[edge] = ink
 
 
@@ -265,7 +317,9 @@ def _ringed_coin_track(pen: Pen, ink, rng: np.random.Generator) -> None:
     if rng.random() < 0.5:
         draw_coin_track(pen, "A")
         return
-    band = bgr((int(rng.integers(190, 235)), int(rng.integers(140, 185)), int(rng.integers(20, 70))))
+    band = bgr(
+        (int(rng.integers(190, 235)), int(rng.integers(140, 185)), int(rng.integers(20, 70)))
+    )
     pen.rect(GEOMETRY.coin_band, band)
     dark = tuple(int(v * 0.5) for v in ink)
     for i in range(GEOMETRY.coin_count):
@@ -295,8 +349,18 @@ def _map_texture(pen: Pen, rng: np.random.Generator) -> None:
     x0, y0 = (v // 16 for v in pen.p(0, 0))
     x1, y1 = (v // 16 for v in pen.p(GRID, GRID))
     sl = pen.image[y0:y1, x0:x1]
-    tint = np.array(bgr((int(rng.integers(180, 225)), int(rng.integers(185, 215)), int(rng.integers(150, 190)))),
-                    np.float32)
-    mottle = 1 + 0.06 * smooth_noise(sl.shape[:2], 1.5 * pen.s, rng) + 0.03 * smooth_noise(sl.shape[:2], 0.3 * pen.s, rng)
+    tint = np.array(
+        bgr(
+            (int(rng.integers(180, 225)), int(rng.integers(185, 215)), int(rng.integers(150, 190)))
+        ),
+        np.float32,
+    )
+    mottle = (
+        1
+        + 0.06 * smooth_noise(sl.shape[:2], 1.5 * pen.s, rng)
+        + 0.03 * smooth_noise(sl.shape[:2], 0.3 * pen.s, rng)
+    )
     mix = float(rng.uniform(0.3, 0.7))
-    sl[:] = np.clip(sl * (1 - mix) + tint[None, None, :] * mottle[:, :, None] * mix, 0, 255).astype(np.uint8)
+    sl[:] = np.clip(sl * (1 - mix) + tint[None, None, :] * mottle[:, :, None] * mix, 0, 255).astype(
+        np.uint8
+    )

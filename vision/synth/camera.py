@@ -19,7 +19,9 @@ import numpy as np
 
 from vision.layout import GEOMETRY
 
-SHEET_CENTRE = np.array([(GEOMETRY.sheet.x0 + GEOMETRY.sheet.x1) / 2, (GEOMETRY.sheet.y0 + GEOMETRY.sheet.y1) / 2])
+SHEET_CENTRE = np.array(
+    [(GEOMETRY.sheet.x0 + GEOMETRY.sheet.x1) / 2, (GEOMETRY.sheet.y0 + GEOMETRY.sheet.y1) / 2]
+)
 
 
 @dataclass(frozen=True)
@@ -38,13 +40,21 @@ class Bend:
     def height(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
         """Paper height above the table at sheet points (units)."""
         dx, dy = x - SHEET_CENTRE[0], y - SHEET_CENTRE[1]
-        half = 0.5 * np.hypot(GEOMETRY.sheet.width * np.cos(self.bow_axis), GEOMETRY.sheet.height * np.sin(self.bow_axis))
+        half = 0.5 * np.hypot(
+            GEOMETRY.sheet.width * np.cos(self.bow_axis),
+            GEOMETRY.sheet.height * np.sin(self.bow_axis),
+        )
         t = (dx * np.cos(self.bow_axis) + dy * np.sin(self.bow_axis)) / half
         z = self.bow * np.clip(1 - t * t, 0, None)
         if self.curl:
-            half_c = 0.5 * np.hypot(GEOMETRY.sheet.width * np.cos(self.curl_axis), GEOMETRY.sheet.height * np.sin(self.curl_axis))
+            half_c = 0.5 * np.hypot(
+                GEOMETRY.sheet.width * np.cos(self.curl_axis),
+                GEOMETRY.sheet.height * np.sin(self.curl_axis),
+            )
             tc = (dx * np.cos(self.curl_axis) + dy * np.sin(self.curl_axis)) / half_c
-            ramp = np.clip((tc - self.curl_start) / (1 - self.curl_start), 0, 1)  # flat beyond the edge
+            ramp = np.clip(
+                (tc - self.curl_start) / (1 - self.curl_start), 0, 1
+            )  # flat beyond the edge
             z = z + self.curl * ramp * ramp
         if self.fold:
             d = dx * np.cos(self.fold_axis) + dy * np.sin(self.fold_axis) - self.fold_offset
@@ -79,7 +89,9 @@ class Camera:
         return np.stack([self.cx + self.focal * xn * d, self.cy + self.focal * yn * d], axis=-1)
 
     # ---- inverse: photo → sheet (numerical, used to warp the picture) --------------------
-    def undistort(self, qx: np.ndarray, qy: np.ndarray, steps: int = 8) -> tuple[np.ndarray, np.ndarray]:
+    def undistort(
+        self, qx: np.ndarray, qy: np.ndarray, steps: int = 8
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Normalised ideal image coordinates of distorted photo pixels."""
         xd, yd = (qx - self.cx) / self.focal, (qy - self.cy) / self.focal
         xn, yn = xd, yd
@@ -109,7 +121,9 @@ class Camera:
         p = self.sheet_to_photo(xs, ys)
         px = self.sheet_to_photo(xs + 0.01, ys)
         py = self.sheet_to_photo(xs, ys + 0.01)
-        return float(max(np.linalg.norm(px - p, axis=-1).max(), np.linalg.norm(py - p, axis=-1).max()) / 0.01)
+        return float(
+            max(np.linalg.norm(px - p, axis=-1).max(), np.linalg.norm(py - p, axis=-1).max()) / 0.01
+        )
 
 
 def _keep_outline() -> tuple[np.ndarray, np.ndarray]:
@@ -139,8 +153,20 @@ def look_at(centre: np.ndarray, target: np.ndarray, roll: float) -> np.ndarray:
     return spin @ base
 
 
-def place_camera(width: int, height: int, *, tilt: float, azimuth: float, roll: float, hfov: float,
-                 fill: float, offset: tuple[float, float], k1: float, k2: float, bend: Bend) -> Camera:
+def place_camera(
+    width: int,
+    height: int,
+    *,
+    tilt: float,
+    azimuth: float,
+    roll: float,
+    hfov: float,
+    fill: float,
+    offset: tuple[float, float],
+    k1: float,
+    k2: float,
+    bend: Bend,
+) -> Camera:
     """A camera whose photo shows the sheet tilted by ``tilt``, filling ``fill`` of the frame.
 
     ``offset`` (each −1…1) slides the sheet towards the frame's edges as far as keeps the whole
@@ -149,7 +175,9 @@ def place_camera(width: int, height: int, *, tilt: float, azimuth: float, roll: 
     """
     focal = width / 2 / np.tan(hfov / 2)
     target = np.array([SHEET_CENTRE[0], SHEET_CENTRE[1], 0.0])
-    direction = np.array([np.sin(tilt) * np.cos(azimuth), np.sin(tilt) * np.sin(azimuth), np.cos(tilt)])
+    direction = np.array(
+        [np.sin(tilt) * np.cos(azimuth), np.sin(tilt) * np.sin(azimuth), np.cos(tilt)]
+    )
     g = GEOMETRY.sheet
     corners_x = np.array([g.x0, g.x1, g.x1, g.x0])
     corners_y = np.array([g.y0, g.y0, g.y1, g.y1])
@@ -157,9 +185,22 @@ def place_camera(width: int, height: int, *, tilt: float, azimuth: float, roll: 
     cam = None
     for _ in range(4):  # a few rounds: size in the photo is nearly ∝ 1 / distance
         centre = target - direction * dist
-        cam = Camera(width, height, focal, width / 2, height / 2, look_at(centre, target, roll), centre, k1, k2, bend)
+        cam = Camera(
+            width,
+            height,
+            focal,
+            width / 2,
+            height / 2,
+            look_at(centre, target, roll),
+            centre,
+            k1,
+            k2,
+            bend,
+        )
         p = cam.sheet_to_photo(corners_x, corners_y)
-        span = max((p[:, 0].max() - p[:, 0].min()) / width, (p[:, 1].max() - p[:, 1].min()) / height)
+        span = max(
+            (p[:, 0].max() - p[:, 0].min()) / width, (p[:, 1].max() - p[:, 1].min()) / height
+        )
         dist *= span / fill
     # the readable part (labels, grid, coins, season boxes) must fit: step back until it does
     kx, ky = KEEP_IN_VIEW
@@ -170,8 +211,21 @@ def place_camera(width: int, height: int, *, tilt: float, azimuth: float, roll: 
             break
         dist *= 1.05
         centre = target - direction * dist
-        cam = Camera(width, height, focal, width / 2, height / 2, cam.rotation, centre, k1, k2, bend)
+        cam = Camera(
+            width, height, focal, width / 2, height / 2, cam.rotation, centre, k1, k2, bend
+        )
     # slide the principal point (the whole picture moves rigidly) so the sheet sits off-centre
     room = (np.array([width, height]) * 0.96 - (hi - lo)) / 2
     shift = np.array([width, height]) / 2 - (lo + hi) / 2 + np.asarray(offset) * room
-    return Camera(width, height, focal, width / 2 + shift[0], height / 2 + shift[1], cam.rotation, cam.centre, k1, k2, bend)
+    return Camera(
+        width,
+        height,
+        focal,
+        width / 2 + shift[0],
+        height / 2 + shift[1],
+        cam.rotation,
+        cam.centre,
+        k1,
+        k2,
+        bend,
+    )

@@ -81,8 +81,30 @@ SYMBOL_VARIANTS: dict[Terrain, tuple[str, ...]] = {
     Terrain.WATER: ("waves", "waves", "tildes", "zigzag"),
     Terrain.MONSTER: ("horned-face", "horned-face", "eared-face", "simple-face"),
 }
-NAMES = ("Ana", "Bruno", "Chloe", "Dmytro", "Elif", "Finn", "Gabi", "Hiro", "Ines", "Jonas", "Kasia",
-         "Lucia", "Mateo", "Nora", "Olek", "Pia", "Quinn", "Rosa", "Sami", "Tomas", "Uma", "Vera")
+NAMES = (
+    "Ana",
+    "Bruno",
+    "Chloe",
+    "Dmytro",
+    "Elif",
+    "Finn",
+    "Gabi",
+    "Hiro",
+    "Ines",
+    "Jonas",
+    "Kasia",
+    "Lucia",
+    "Mateo",
+    "Nora",
+    "Olek",
+    "Pia",
+    "Quinn",
+    "Rosa",
+    "Sami",
+    "Tomas",
+    "Uma",
+    "Vera",
+)
 TITLES = ("The Lost Vale", "Nalos Coast", "Map of Dawn", "Queen Gimnax", "Wildlands", "My Realm")
 
 TILE_MARGIN = 0.35  # units of drawing room around a cell (overshoot, outlines)
@@ -121,7 +143,9 @@ class Inks:
     """Density layers, one per pencil, over a rendered sheet."""
 
     rendered: RenderedSheet
-    layers: dict[str, np.ndarray] = field(default_factory=dict)  # "pencil:forest", "marker:water", …
+    layers: dict[str, np.ndarray] = field(
+        default_factory=dict
+    )  # "pencil:forest", "marker:water", …
     terrain_mask: np.ndarray | None = None  # where terrain ink is (truth for tests)
 
     def layer(self, name: str, kind: str) -> np.ndarray:
@@ -159,18 +183,33 @@ class Tile:
         x, y = self.r.to_px(xy[:, 0], xy[:, 1])
         return np.round(np.stack([(x - self.x0) * 16, (y - self.y0) * 16], axis=1)).astype(np.int32)
 
-    def stroke(self, xy, rng: np.random.Generator, hand: Hand, pressure: float | None = None,
-               width_u: float | None = None, wobble: float = 1.0) -> None:
+    def stroke(
+        self,
+        xy,
+        rng: np.random.Generator,
+        hand: Hand,
+        pressure: float | None = None,
+        width_u: float | None = None,
+        wobble: float = 1.0,
+    ) -> None:
         """A pencil stroke through points ``xy`` (units) with wobble and varying pressure."""
         pts = wobbly(np.asarray(xy, float), rng, hand.wobble_u * wobble)
         p = hand.pressure if pressure is None else pressure
         width = (width_u or hand.width_u) * rng.uniform(0.8, 1.25) * self.s
         pix = self.px(pts)
         n = len(pix)
-        taper = np.minimum(1.0, np.minimum(np.arange(n), np.arange(n)[::-1]) / max(1.0, 0.15 * n) + 0.35)
+        taper = np.minimum(
+            1.0, np.minimum(np.arange(n), np.arange(n)[::-1]) / max(1.0, 0.15 * n) + 0.35
+        )
         press = np.clip(p * (1 + 0.25 * smooth_1d(n, rng)) * taper, 0.05, 1.0)
-        widths = np.maximum(1, np.round(width * (0.6 + 0.4 * press / max(p, 0.05)))).astype(int)  # press harder, wider
-        pts, press, widths = pix.tolist(), press.tolist(), widths.tolist()  # plain ints: 3× less call overhead
+        widths = np.maximum(1, np.round(width * (0.6 + 0.4 * press / max(p, 0.05)))).astype(
+            int
+        )  # press harder, wider
+        pts, press, widths = (
+            pix.tolist(),
+            press.tolist(),
+            widths.tolist(),
+        )  # plain ints: 3× less call overhead
         for k in range(n - 1):
             cv2.line(self.ink, pts[k], pts[k + 1], press[k], widths[k], cv2.LINE_AA, 4)
 
@@ -180,10 +219,10 @@ class Tile:
 
     def merge(self, layer: np.ndarray, mask: np.ndarray | None = None) -> None:
         """Lay this tile's strokes onto a full layer (darkest wins), and mark them in ``mask``."""
-        region = layer[self.y0:self.y1, self.x0:self.x1]
+        region = layer[self.y0 : self.y1, self.x0 : self.x1]
         np.maximum(region, self.ink, out=region)
         if mask is not None:
-            m = mask[self.y0:self.y1, self.x0:self.x1]
+            m = mask[self.y0 : self.y1, self.x0 : self.x1]
             m[self.ink > 0.08] = 255
 
 
@@ -221,7 +260,10 @@ def wobbly(xy: np.ndarray, rng: np.random.Generator, amp: float) -> np.ndarray:
 
 # ---- symbols, in cell units (0…1), placed by the caller -------------------------------------
 
-def circle_pts(cx: float, cy: float, r: float, n: int = 18, start: float = 0.0, sweep: float = 2 * np.pi):
+
+def circle_pts(
+    cx: float, cy: float, r: float, n: int = 18, start: float = 0.0, sweep: float = 2 * np.pi
+):
     """Points on a circle arc."""
     a = start + np.linspace(0, sweep, n)
     return np.stack([cx + r * np.cos(a), cy + r * np.sin(a)], axis=1)
@@ -238,31 +280,85 @@ def symbol_strokes(terrain: Terrain, variant: str, rng: np.random.Generator) -> 
             x += j(0.05)
             base, r = 0.78 + j(), 0.13 + j(0.03) if n > 1 else 0.2 + j(0.04)
             if variant == "pines":
-                out.append(np.array([(x - r, base - 0.12), (x, base - 0.12 - 3 * r), (x + r, base - 0.12), (x - r, base - 0.12)]))
+                out.append(
+                    np.array(
+                        [
+                            (x - r, base - 0.12),
+                            (x, base - 0.12 - 3 * r),
+                            (x + r, base - 0.12),
+                            (x - r, base - 0.12),
+                        ]
+                    )
+                )
             else:
                 top = base - 0.2 - 2 * r
                 out.append(circle_pts(x, top + r, r, 16, rng.uniform(0, 6.3), 2 * np.pi + 0.4))
                 if variant == "cloud-trees":  # scalloped canopy: three lobes instead of a circle
-                    out[-1] = np.concatenate([circle_pts(x + dx * r * 0.7, top + r + dy * r * 0.6, r * 0.6, 8, a0, 3.6)
-                                              for dx, dy, a0 in ((-1, 0.3, 1.6), (0, -0.6, 3.2), (1, 0.3, 4.8))])
+                    out[-1] = np.concatenate(
+                        [
+                            circle_pts(
+                                x + dx * r * 0.7, top + r + dy * r * 0.6, r * 0.6, 8, a0, 3.6
+                            )
+                            for dx, dy, a0 in ((-1, 0.3, 1.6), (0, -0.6, 3.2), (1, 0.3, 4.8))
+                        ]
+                    )
                 if variant == "scribble-tree":
-                    out.append(np.array([(x - r * 0.6, top + r * 0.7), (x + r * 0.5, top + r * 0.4), (x - r * 0.4, top + r * 1.3), (x + r * 0.6, top + r * 1.1)]))
-            out.append(np.array([(x, base - 0.2 + (0.05 if variant == "pines" else 0)), (x + j(0.02), base)]))
+                    out.append(
+                        np.array(
+                            [
+                                (x - r * 0.6, top + r * 0.7),
+                                (x + r * 0.5, top + r * 0.4),
+                                (x - r * 0.4, top + r * 1.3),
+                                (x + r * 0.6, top + r * 1.1),
+                            ]
+                        )
+                    )
+            out.append(
+                np.array(
+                    [(x, base - 0.2 + (0.05 if variant == "pines" else 0)), (x + j(0.02), base)]
+                )
+            )
     elif terrain is Terrain.VILLAGE:
         x0, x1, y1, ye, yt = 0.28 + j(), 0.72 + j(), 0.8 + j(), 0.48 + j(), 0.2 + j()
         if variant == "roofs":
             for dx in (-0.17, 0.17):
-                out.append(np.array([(0.5 + dx - 0.15, 0.6), (0.5 + dx, 0.38), (0.5 + dx + 0.15, 0.6)]))
+                out.append(
+                    np.array([(0.5 + dx - 0.15, 0.6), (0.5 + dx, 0.38), (0.5 + dx + 0.15, 0.6)])
+                )
             out.append(np.array([(0.2, 0.75), (0.8, 0.75)]))
         else:
-            out.append(np.array([(x0, ye), (x0, y1), (x1, y1), (x1, ye), (x0, ye), ((x0 + x1) / 2, yt), (x1, ye)]))
+            out.append(
+                np.array(
+                    [
+                        (x0, ye),
+                        (x0, y1),
+                        (x1, y1),
+                        (x1, ye),
+                        (x0, ye),
+                        ((x0 + x1) / 2, yt),
+                        (x1, ye),
+                    ]
+                )
+            )
             if variant == "filled-roof":  # the roof scribbled in
                 xm = (x0 + x1) / 2
-                zig = [(x0 + (xm - x0) * t + (x1 - x0) * t * (k % 2), ye - (ye - yt) * t * 0.9) for k, t in enumerate(np.linspace(0.1, 0.9, 7))]
+                zig = [
+                    (x0 + (xm - x0) * t + (x1 - x0) * t * (k % 2), ye - (ye - yt) * t * 0.9)
+                    for k, t in enumerate(np.linspace(0.1, 0.9, 7))
+                ]
                 out.append(np.array(zig))
             if variant == "house-door":
                 xm = (x0 + x1) / 2
-                out.append(np.array([(xm - 0.06, y1), (xm - 0.06, y1 - 0.16), (xm + 0.06, y1 - 0.16), (xm + 0.06, y1)]))
+                out.append(
+                    np.array(
+                        [
+                            (xm - 0.06, y1),
+                            (xm - 0.06, y1 - 0.16),
+                            (xm + 0.06, y1 - 0.16),
+                            (xm + 0.06, y1),
+                        ]
+                    )
+                )
     elif terrain is Terrain.FARM:
         n = int(rng.integers(3, 6))
         for k in range(n):
@@ -286,19 +382,58 @@ def symbol_strokes(terrain: Terrain, variant: str, rng: np.random.Generator) -> 
         out.append(circle_pts(cx, cy, r, 20, rng.uniform(0, 6.3), 2 * np.pi + 0.3))
         for s in (-1, 1):
             if variant == "simple-face":  # no horns: slanted triangle eyes
-                out.append(np.array([(cx + s * 0.04, cy - 0.02), (cx + s * 0.16, cy - 0.08), (cx + s * 0.14, cy + 0.03), (cx + s * 0.04, cy - 0.02)]))
+                out.append(
+                    np.array(
+                        [
+                            (cx + s * 0.04, cy - 0.02),
+                            (cx + s * 0.16, cy - 0.08),
+                            (cx + s * 0.14, cy + 0.03),
+                            (cx + s * 0.04, cy - 0.02),
+                        ]
+                    )
+                )
                 continue
             if variant == "eared-face":
-                out.append(np.array([(cx + s * 0.12, cy - r * 0.95), (cx + s * 0.24, cy - r - 0.18), (cx + s * 0.24, cy - r * 0.6)]))
+                out.append(
+                    np.array(
+                        [
+                            (cx + s * 0.12, cy - r * 0.95),
+                            (cx + s * 0.24, cy - r - 0.18),
+                            (cx + s * 0.24, cy - r * 0.6),
+                        ]
+                    )
+                )
             else:
-                out.append(np.array([(cx + s * 0.1, cy - r * 0.97), (cx + s * 0.28, cy - r - 0.15), (cx + s * 0.2, cy - r * 0.75)]))
-            out.append(np.array([(cx + s * 0.17, cy - 0.1), (cx + s * 0.04, cy - 0.04)]))  # angry brows
+                out.append(
+                    np.array(
+                        [
+                            (cx + s * 0.1, cy - r * 0.97),
+                            (cx + s * 0.28, cy - r - 0.15),
+                            (cx + s * 0.2, cy - r * 0.75),
+                        ]
+                    )
+                )
+            out.append(
+                np.array([(cx + s * 0.17, cy - 0.1), (cx + s * 0.04, cy - 0.04)])
+            )  # angry brows
             out.append(circle_pts(cx + s * 0.1, cy, 0.025, 6))
-        out.append(np.array([(cx - 0.12, cy + 0.13), (cx - 0.06, cy + 0.09), (cx, cy + 0.14), (cx + 0.06, cy + 0.09), (cx + 0.12, cy + 0.13)]))
+        out.append(
+            np.array(
+                [
+                    (cx - 0.12, cy + 0.13),
+                    (cx - 0.06, cy + 0.09),
+                    (cx, cy + 0.14),
+                    (cx + 0.06, cy + 0.09),
+                    (cx + 0.12, cy + 0.13),
+                ]
+            )
+        )
     return out
 
 
-def place(strokes: list[np.ndarray], col: int, row: int, hand: Hand, rng: np.random.Generator) -> list[np.ndarray]:
+def place(
+    strokes: list[np.ndarray], col: int, row: int, hand: Hand, rng: np.random.Generator
+) -> list[np.ndarray]:
     """Symbol strokes moved into cell (row, col) with this hand's size and a small tilt."""
     a = rng.normal(0, 0.12)
     rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
@@ -307,16 +442,29 @@ def place(strokes: list[np.ndarray], col: int, row: int, hand: Hand, rng: np.ran
     return [((s - 0.5) @ rot.T) * size + 0.5 + shift + (col, row) for s in strokes]
 
 
-def hatch(tile: Tile, col: int, row: int, hand: Hand, rng: np.random.Generator, marker: bool) -> None:
+def hatch(
+    tile: Tile, col: int, row: int, hand: Hand, rng: np.random.Generator, marker: bool
+) -> None:
     """Shade a cell: parallel strokes (or a marker fill) inside a jittered, overshooting outline."""
     over = lambda: float(rng.uniform(-0.1, hand.overshoot_u))  # noqa: E731
-    poly = np.array([(col - over(), row - over()), (col + 1 + over(), row - over()),
-                     (col + 1 + over(), row + 1 + over()), (col - over(), row + 1 + over())])
+    poly = np.array(
+        [
+            (col - over(), row - over()),
+            (col + 1 + over(), row - over()),
+            (col + 1 + over(), row + 1 + over()),
+            (col - over(), row + 1 + over()),
+        ]
+    )
     if rng.random() < 0.3:  # one corner not reached
         k = int(rng.integers(4))
         nxt, prv = poly[(k + 1) % 4], poly[k - 1]
         t = rng.uniform(0.15, 0.45)
-        poly = np.insert(np.delete(poly, k, axis=0), k, [poly[k] + (prv - poly[k]) * t, poly[k] + (nxt - poly[k]) * t], axis=0)
+        poly = np.insert(
+            np.delete(poly, k, axis=0),
+            k,
+            [poly[k] + (prv - poly[k]) * t, poly[k] + (nxt - poly[k]) * t],
+            axis=0,
+        )
     mask = np.zeros_like(tile.ink)
     cv2.fillPoly(mask, [tile.px(poly)], 1.0, cv2.LINE_AA, 4)
     strokes = tile.blank_copy()
@@ -324,7 +472,9 @@ def hatch(tile: Tile, col: int, row: int, hand: Hand, rng: np.random.Generator, 
         strokes.fill(poly, rng.uniform(0.75, 0.95))
         for _ in range(int(rng.integers(1, 4))):  # marker streaks: overlap stripes
             y = row + rng.uniform(0.1, 0.9)
-            strokes.stroke([(col - 0.2, y), (col + 1.2, y + rng.normal(0, 0.05))], rng, hand, 1.0, 0.08)
+            strokes.stroke(
+                [(col - 0.2, y), (col + 1.2, y + rng.normal(0, 0.05))], rng, hand, 1.0, 0.08
+            )
     else:
         angle = hand.hatch_angle + rng.normal(0, 0.15)
         spacing = hand.hatch_spacing_u * rng.uniform(0.8, 1.25)
@@ -334,11 +484,19 @@ def hatch(tile: Tile, col: int, row: int, hand: Hand, rng: np.random.Generator, 
         density = rng.uniform(0.4, 0.95)
         for t in np.arange(-0.85, 0.85, spacing):
             p = c + nrm * t
-            strokes.stroke([p - d * 0.9, p + d * 0.9], rng, hand, hand.pressure * density, hand.width_u * 1.4, 0.5)
+            strokes.stroke(
+                [p - d * 0.9, p + d * 0.9],
+                rng,
+                hand,
+                hand.pressure * density,
+                hand.width_u * 1.4,
+                0.5,
+            )
     tile.ink = np.maximum(tile.ink, strokes.ink * mask)
 
 
 # ---- the whole sheet ------------------------------------------------------------------------
+
 
 @dataclass
 class DrawnSheet:
@@ -356,9 +514,16 @@ class DrawnSheet:
         return self.rendered.alpha
 
 
-def draw_sheet(sheet: Sheet, style: str, rng: np.random.Generator, *, px_per_u: float = 60,
-               variant: str = "print", rendered: RenderedSheet | None = None,
-               extras: bool = True) -> DrawnSheet:
+def draw_sheet(
+    sheet: Sheet,
+    style: str,
+    rng: np.random.Generator,
+    *,
+    px_per_u: float = 60,
+    variant: str = "print",
+    rendered: RenderedSheet | None = None,
+    extras: bool = True,
+) -> DrawnSheet:
     """Render ``sheet`` filled in by hand in ``style``;
     ``extras`` adds ghosts, smudges, name, scores."""
     rules = STYLE_RULES.get(style)
@@ -399,7 +564,9 @@ def pencil_for(terrain: Terrain) -> str:
     return terrain.value
 
 
-def draw_cell(inks: Inks, r: int, c: int, t: Terrain, rules: Style, hand: Hand, rng: np.random.Generator) -> None:
+def draw_cell(
+    inks: Inks, r: int, c: int, t: Terrain, rules: Style, hand: Hand, rng: np.random.Generator
+) -> None:
     """One drawn cell: shading and/or symbol, per the style."""
     m = TILE_MARGIN
     box = Box(c - m, r - m, c + 1 + m, r + 1 + m)
@@ -417,10 +584,15 @@ def draw_cell(inks: Inks, r: int, c: int, t: Terrain, rules: Style, hand: Hand, 
             width = hand.width_u * (2.2 if rules.symbol == "marker" else 1.0)
             tile.stroke(s, rng, hand, None if rules.symbol != "marker" else 0.9, width)
         pencil = "graphite" if rules.symbol == "graphite" else pencil_for(t)
-        tile.merge(inks.layer(pencil, "marker" if rules.symbol == "marker" else "pencil"), inks.terrain_mask)
+        tile.merge(
+            inks.layer(pencil, "marker" if rules.symbol == "marker" else "pencil"),
+            inks.terrain_mask,
+        )
 
 
-def draw_outlines(inks: Inks, sheet: Sheet, rules: Style, hand: Hand, rng: np.random.Generator) -> None:
+def draw_outlines(
+    inks: Inks, sheet: Sheet, rules: Style, hand: Hand, rng: np.random.Generator
+) -> None:
     """Pencil lines traced along some borders between a drawn cell and anything else."""
     drawn = sheet.drawn_cells()
     tile = Tile(inks.rendered, Box(-0.3, -0.3, GRID + 0.3, GRID + 0.3))
@@ -455,8 +627,16 @@ def draw_ghosts(inks: Inks, sheet: Sheet, hand: Hand, rng: np.random.Generator) 
             for s in place(symbol_strokes(t, hand.variants[t], rng), c, r, hand, rng):
                 tile.stroke(s, rng, hand, rng.uniform(0.06, 0.16))
         else:
-            cx, cy = tile.px(np.array([[c + rng.uniform(0.2, 0.8), r + rng.uniform(0.2, 0.8)]]))[0] // 16
-            cv2.circle(tile.ink, (int(cx), int(cy)), int(inks.rendered.px_per_u * rng.uniform(0.1, 0.3)), rng.uniform(0.05, 0.15), -1)
+            cx, cy = (
+                tile.px(np.array([[c + rng.uniform(0.2, 0.8), r + rng.uniform(0.2, 0.8)]]))[0] // 16
+            )
+            cv2.circle(
+                tile.ink,
+                (int(cx), int(cy)),
+                int(inks.rendered.px_per_u * rng.uniform(0.1, 0.3)),
+                rng.uniform(0.05, 0.15),
+                -1,
+            )
             tile.ink = cv2.GaussianBlur(tile.ink, (0, 0), inks.rendered.px_per_u * 0.08)
         tile.merge(layer)
 
@@ -479,25 +659,53 @@ def draw_coins(inks: Inks, coins: int, rules: Style, hand: Hand, rng: np.random.
             tile.stroke([(x + rad, y - rad), (x - rad, y + rad)], rng, hand)
         elif mode == "shade":
             mask = np.zeros_like(tile.ink)
-            cv2.circle(mask, tuple(int(v) for v in tile.px(np.array([[x, y]]))[0]), int(rad * 1.15 * tile.s * 16), 1.0, -1, cv2.LINE_AA, 4)
+            cv2.circle(
+                mask,
+                tuple(int(v) for v in tile.px(np.array([[x, y]]))[0]),
+                int(rad * 1.15 * tile.s * 16),
+                1.0,
+                -1,
+                cv2.LINE_AA,
+                4,
+            )
             for t in np.arange(-rad * 1.3, rad * 1.3, hand.hatch_spacing_u * 0.7):
-                tile.stroke([(x - rad * 1.5 + t, y + rad * 1.5 + t), (x + rad * 1.5 + t, y - rad * 1.5 + t)], rng, hand, wobble=0.3)
+                tile.stroke(
+                    [
+                        (x - rad * 1.5 + t, y + rad * 1.5 + t),
+                        (x + rad * 1.5 + t, y - rad * 1.5 + t),
+                    ],
+                    rng,
+                    hand,
+                    wobble=0.3,
+                )
             tile.ink *= mask
         else:
-            tile.stroke(circle_pts(x, y, rad * 0.7, 14, 0, 4 * np.pi) + rng.normal(0, 0.03, (14, 2)), rng, hand)
+            tile.stroke(
+                circle_pts(x, y, rad * 0.7, 14, 0, 4 * np.pi) + rng.normal(0, 0.03, (14, 2)),
+                rng,
+                hand,
+            )
         if i < crossed:
-            tile.stroke([(x - rad * 1.2, y + rad * 1.2), (x + rad * 1.2, y - rad * 1.2)], rng, hand, 1.0)
+            tile.stroke(
+                [(x - rad * 1.2, y + rad * 1.2), (x + rad * 1.2, y - rad * 1.2)], rng, hand, 1.0
+            )
         tile.merge(layer)
     return crossed
 
 
-def scribble_text(inks: Inks, text: str, box: Box, hand: Hand, rng: np.random.Generator, pencil: str = "graphite") -> None:
+def scribble_text(
+    inks: Inks, text: str, box: Box, hand: Hand, rng: np.random.Generator, pencil: str = "graphite"
+) -> None:
     """Handwriting-ish text fitted into ``box`` (units), slanted and wavy."""
     tile = Tile(inks.rendered, box)
     h, w = tile.ink.shape
     if h < 4 or w < 4:
         return
-    font = int(rng.choice([cv2.FONT_HERSHEY_SCRIPT_SIMPLEX, cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_PLAIN]))
+    font = int(
+        rng.choice(
+            [cv2.FONT_HERSHEY_SCRIPT_SIMPLEX, cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_PLAIN]
+        )
+    )
     thick = max(1, int(round(hand.width_u * tile.s)))
     (tw, th), _ = cv2.getTextSize(text, font, 1.0, thick)
     scale = min(w * 0.85 / max(tw, 1), h * 0.6 / max(th, 1))
@@ -508,7 +716,9 @@ def scribble_text(inks: Inks, text: str, box: Box, hand: Hand, rng: np.random.Ge
     tile.ink = canvas.astype(np.float32) * (hand.pressure / 255.0)
     shear = rng.uniform(-0.3, 0.15)
     angle = rng.normal(0, 0.05)
-    m = np.array([[np.cos(angle), shear - np.sin(angle), 0], [np.sin(angle), np.cos(angle), 0]], np.float32)
+    m = np.array(
+        [[np.cos(angle), shear - np.sin(angle), 0], [np.sin(angle), np.cos(angle), 0]], np.float32
+    )
     m[:, 2] = np.array([w / 2, h / 2]) - m[:, :2] @ np.array([w / 2, h / 2])
     tile.ink = cv2.warpAffine(tile.ink, m, (w, h))
     tile.merge(inks.layer(pencil, "pencil"))
@@ -528,7 +738,13 @@ def draw_writing(inks: Inks, hand: Hand, rng: np.random.Generator) -> str:
             if rng.random() < 0.85:
                 value = int(rng.integers(0, 30 if key == "total" else 16))
                 text = f"-{value % 9}" if key == "monsters" and value else str(value)
-                scribble_text(inks, text, Box(part.x0 + 0.04, part.y0 + 0.04, part.x1 - 0.04, part.y1 - 0.04), hand, rng)
+                scribble_text(
+                    inks,
+                    text,
+                    Box(part.x0 + 0.04, part.y0 + 0.04, part.x1 - 0.04, part.y1 - 0.04),
+                    hand,
+                    rng,
+                )
     return name
 
 
@@ -545,16 +761,20 @@ def lay_ink(rendered: RenderedSheet, inks: Inks, rng: np.random.Generator) -> np
         x, y, w, h = cv2.boundingRect((layer > 0).astype(np.uint8))
         if w == 0 or h == 0:
             continue
-        density = layer[y:y + h, x:x + w]
+        density = layer[y : y + h, x : x + w]
         if kind == "pencil":
             if tooth is None:
                 grain = cv2.GaussianBlur(rng.standard_normal(shape, dtype=np.float32), (0, 0), 0.7)
-                tooth = np.clip(0.75 + 0.9 * grain + 0.1 * smooth_noise(shape, rendered.px_per_u * 0.3, rng), 0.15, 1.0)
-            density = density * tooth[y:y + h, x:x + w]
+                tooth = np.clip(
+                    0.75 + 0.9 * grain + 0.1 * smooth_noise(shape, rendered.px_per_u * 0.3, rng),
+                    0.15,
+                    1.0,
+                )
+            density = density * tooth[y : y + h, x : x + w]
             colour = COLOURS[name]
         else:
             density = np.clip(density, 0, 1)
             colour = MARKER_COLOURS[name]
         filt = 1.0 - np.array(colour[::-1], np.float32) / 255.0
-        img[y:y + h, x:x + w] *= 1.0 - density[:, :, None] * filt[None, None, :]
+        img[y : y + h, x : x + w] *= 1.0 - density[:, :, None] * filt[None, None, :]
     return np.clip(img, 0, 255).astype(np.uint8)

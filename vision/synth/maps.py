@@ -39,7 +39,9 @@ def random_sheet(side: str, rng: np.random.Generator, shapes: int | None = None)
         for _try in range(20):
             r0, c0 = int(rng.integers(SIZE)), int(rng.integers(SIZE))
             spots = [(r0 + dr, c0 + dc) for dr, dc in shape]
-            if all(0 <= r < SIZE and 0 <= c < SIZE and rows[r][c] is Terrain.EMPTY for r, c in spots):
+            if all(
+                0 <= r < SIZE and 0 <= c < SIZE and rows[r][c] is Terrain.EMPTY for r, c in spots
+            ):
                 for r, c in spots:
                     rows[r][c] = terrain
                 break

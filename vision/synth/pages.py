@@ -30,12 +30,16 @@ class ScannedSheet:
     cell area lies on it, its side and printing."""
 
     page: np.ndarray  # BGR uint8
-    corners_px: np.ndarray  # (4, 2) cell-area corners on the page: top-left, top-right, bottom-right, bottom-left
+    corners_px: (
+        np.ndarray
+    )  # (4, 2) cell-area corners on the page: top-left, top-right, bottom-right, bottom-left
     side: str  # "A" or "B"
     printing: str  # a name for the figures, e.g. "colour" or "printer-friendly"
     margin_u: float = 0.0  # drawn beyond the sheet's outline on every side
 
-    def render(self, side: str, px_per_u: float, variant: str, rng: np.random.Generator) -> RenderedSheet:
+    def render(
+        self, side: str, px_per_u: float, variant: str, rng: np.random.Generator
+    ) -> RenderedSheet:
         """The sheet at ``px_per_u`` (a :data:`vision.synth.photo.Printing`); ``variant``
         "photocopy" passes it through the photocopier, any other keeps the scan's own paper."""
         if side != self.side:
@@ -46,10 +50,16 @@ class ScannedSheet:
         u_to_page = cv2.getPerspectiveTransform(CELL_AREA_U, self.corners_px.astype(np.float32))
         out_to_u = np.array([[1 / px_per_u, 0, x0], [0, 1 / px_per_u, y0], [0, 0, 1.0]])
         to_page = u_to_page @ out_to_u
-        flags = cv2.WARP_INVERSE_MAP | (cv2.INTER_AREA if px_per_u < self.px_per_u else cv2.INTER_LINEAR)
-        image = cv2.warpPerspective(self.page, to_page, (w, h), flags=flags, borderMode=cv2.BORDER_REPLICATE)
+        flags = cv2.WARP_INVERSE_MAP | (
+            cv2.INTER_AREA if px_per_u < self.px_per_u else cv2.INTER_LINEAR
+        )
+        image = cv2.warpPerspective(
+            self.page, to_page, (w, h), flags=flags, borderMode=cv2.BORDER_REPLICATE
+        )
         inside = np.full(self.page.shape[:2], 255, np.uint8)
-        alpha = cv2.warpPerspective(inside, to_page, (w, h), flags=cv2.WARP_INVERSE_MAP | cv2.INTER_LINEAR)
+        alpha = cv2.warpPerspective(
+            inside, to_page, (w, h), flags=cv2.WARP_INVERSE_MAP | cv2.INTER_LINEAR
+        )
         if variant == "photocopy":
             image = photocopy(image, rng)
         return RenderedSheet(side, f"scan-{self.printing}", image, alpha, float(px_per_u), (x0, y0))
@@ -61,7 +71,9 @@ class ScannedSheet:
         return float(sides.mean() / GRID)
 
 
-def scanned_sheet(page: np.ndarray, corners_px, side: str, printing: str, margin_u: float = 0.0) -> ScannedSheet:
+def scanned_sheet(
+    page: np.ndarray, corners_px, side: str, printing: str, margin_u: float = 0.0
+) -> ScannedSheet:
     """A :class:`ScannedSheet` with its corners put in reading order.
 
     >>> page = np.full((400, 300, 3), 230, np.uint8)
@@ -71,5 +83,10 @@ def scanned_sheet(page: np.ndarray, corners_px, side: str, printing: str, margin
     >>> sheet.render("A", 10.0, "print", np.random.default_rng(0)).image.shape
     (188, 129, 3)
     """
-    return ScannedSheet(page, order_corners(np.asarray(corners_px, np.float32)).astype(np.float64), side,
-                        printing, margin_u)
+    return ScannedSheet(
+        page,
+        order_corners(np.asarray(corners_px, np.float32)).astype(np.float64),
+        side,
+        printing,
+        margin_u,
+    )

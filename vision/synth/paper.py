@@ -60,6 +60,7 @@ class RenderedSheet:
 
 # ---- small drawing helpers ------------------------------------------------------------------
 
+
 class Pen:
     """Draws in grid units onto an image with sub-pixel precision."""
 
@@ -90,7 +91,9 @@ class Pen:
 
     def poly(self, xy, colour, width_u: float, closed: bool = False) -> None:
         """A polyline through points (units)."""
-        cv2.polylines(self.image, [self.pts(xy)], closed, colour, self.w(width_u), cv2.LINE_AA, SHIFT)
+        cv2.polylines(
+            self.image, [self.pts(xy)], closed, colour, self.w(width_u), cv2.LINE_AA, SHIFT
+        )
 
     def fill(self, xy, colour) -> None:
         """A filled polygon (units)."""
@@ -107,10 +110,26 @@ class Pen:
     def circle(self, c, r_u: float, colour, width_u: float = 0.0) -> None:
         """A circle, filled (``width_u`` 0) or outlined."""
         thick = -1 if width_u <= 0 else self.w(width_u)
-        cv2.circle(self.image, self.p(*c), int(round(r_u * self.s * ONE)), colour, thick, cv2.LINE_AA, SHIFT)
+        cv2.circle(
+            self.image,
+            self.p(*c),
+            int(round(r_u * self.s * ONE)),
+            colour,
+            thick,
+            cv2.LINE_AA,
+            SHIFT,
+        )
 
-    def text(self, s: str, centre, height_u: float, colour, font=cv2.FONT_HERSHEY_COMPLEX,
-             weight_u: float = 0.035, left: bool = False) -> None:
+    def text(
+        self,
+        s: str,
+        centre,
+        height_u: float,
+        colour,
+        font=cv2.FONT_HERSHEY_COMPLEX,
+        weight_u: float = 0.035,
+        left: bool = False,
+    ) -> None:
         """Text of cap height ``height_u`` centred on ``centre`` (or starting there if ``left``)."""
         thick = self.w(weight_u)
         (tw, th), _ = cv2.getTextSize(s, font, 1.0, thick)
@@ -132,13 +151,21 @@ def smooth_noise(shape: tuple[int, int], cell_px: float, rng: np.random.Generato
 
 # ---- the sheet ------------------------------------------------------------------------------
 
-def render_sheet(side: str, *, px_per_u: float = 60, variant: str = "print",
-                 rng: np.random.Generator | None = None) -> RenderedSheet:
+
+def render_sheet(
+    side: str,
+    *,
+    px_per_u: float = 60,
+    variant: str = "print",
+    rng: np.random.Generator | None = None,
+) -> RenderedSheet:
     """Draw an empty printed sheet of ``side`` ("A"/"B") at ``px_per_u`` pixels per grid unit."""
     if side not in PALETTES:
         raise ValueError(f"unknown sheet side {side!r}: expected 'A' or 'B'")
     if variant not in VARIANTS:
-        raise ValueError(f"unknown paper variant {variant!r}: expected one of {', '.join(VARIANTS)}")
+        raise ValueError(
+            f"unknown paper variant {variant!r}: expected one of {', '.join(VARIANTS)}"
+        )
     rng = rng if rng is not None else np.random.default_rng(0)
     g, pal = GEOMETRY, PALETTES[side]
     w = int(round(g.sheet.width * px_per_u))
@@ -174,9 +201,13 @@ def parchment(shape: tuple[int, int], rgb, px_per_u: float, rng: np.random.Gener
     rim = cv2.resize(rim_small, (w, h), interpolation=cv2.INTER_LINEAR)
     shade = 1.0 + stains + mottle + fibres - rim - 0.05 * old_map_lines(shape, px_per_u, rng)
     # per channel, saturating to 8 bits; the blue channel loses more at the rim (a red-brown rim)
-    return cv2.merge([cv2.convertScaleAbs(shade - rim * (40 / base[0]), alpha=float(base[0])),
-                      cv2.convertScaleAbs(shade, alpha=float(base[1])),
-                      cv2.convertScaleAbs(shade, alpha=float(base[2]))])
+    return cv2.merge(
+        [
+            cv2.convertScaleAbs(shade - rim * (40 / base[0]), alpha=float(base[0])),
+            cv2.convertScaleAbs(shade, alpha=float(base[1])),
+            cv2.convertScaleAbs(shade, alpha=float(base[2])),
+        ]
+    )
 
 
 def old_map_lines(shape: tuple[int, int], px_per_u: float, rng: np.random.Generator) -> np.ndarray:
@@ -188,15 +219,27 @@ def old_map_lines(shape: tuple[int, int], px_per_u: float, rng: np.random.Genera
         steps = np.cumsum(rng.normal(0, 0.25, n))  # heading wanders smoothly
         heading = rng.uniform(0, 2 * np.pi) + np.cumsum(steps) * 0.02
         start = rng.uniform(0, 1, 2) * (w, h)
-        pts = start + np.cumsum(np.stack([np.cos(heading), np.sin(heading)], axis=1) * 0.3 * px_per_u, axis=0)
-        cv2.polylines(lines, [np.round(pts * 16).astype(np.int32)], False, 1.0, max(1, int(0.025 * px_per_u)), cv2.LINE_AA, 4)
+        pts = start + np.cumsum(
+            np.stack([np.cos(heading), np.sin(heading)], axis=1) * 0.3 * px_per_u, axis=0
+        )
+        cv2.polylines(
+            lines,
+            [np.round(pts * 16).astype(np.int32)],
+            False,
+            1.0,
+            max(1, int(0.025 * px_per_u)),
+            cv2.LINE_AA,
+            4,
+        )
     return cv2.GaussianBlur(lines, (0, 0), max(0.5, 0.02 * px_per_u))
 
 
 def torn_edge(shape: tuple[int, int], px_per_u: float, rng: np.random.Generator) -> np.ndarray:
     """Paper mask with an irregular edge, eaten in by up to ~0.1 u."""
     h, w = shape
-    margin = 0.03 * px_per_u + np.clip(0.025 * px_per_u * (1 + smooth_noise(shape, 0.4 * px_per_u, rng)), 0, 0.08 * px_per_u)
+    margin = 0.03 * px_per_u + np.clip(
+        0.025 * px_per_u * (1 + smooth_noise(shape, 0.4 * px_per_u, rng)), 0, 0.08 * px_per_u
+    )
     xs, ys = np.arange(w, dtype=np.float32), np.arange(h, dtype=np.float32)
     dist = np.minimum(np.minimum(xs, w - 1 - xs)[None, :], np.minimum(ys, h - 1 - ys)[:, None])
     return np.clip((dist - margin) * 170 + 128, 0, 255).astype(np.uint8)  # ~1.5 px soft edge
@@ -213,7 +256,9 @@ def photocopy(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return cv2.cvtColor(out, cv2.COLOR_GRAY2BGR)
 
 
-def dashed(pen: Pen, a, b, colour, width_u: float, dash_u: float = 0.11, gap_u: float = 0.07) -> None:
+def dashed(
+    pen: Pen, a, b, colour, width_u: float, dash_u: float = 0.11, gap_u: float = 0.07
+) -> None:
     """A dashed straight line from ``a`` to ``b`` (units)."""
     a, b = np.asarray(a, float), np.asarray(b, float)
     length = float(np.linalg.norm(b - a))
@@ -247,7 +292,11 @@ def draw_mountain(pen: Pen, x: float, y: float, side: str) -> None:
     pen.rect(Box(x, y, x + 1, y + 1), light)
     for k in np.arange(-1, 1.0001, 0.09):  # cross-hatching clipped to the cell
         for sgn in (1, -1):
-            a = np.array([x + max(0, k), y + max(0, -k)]) if sgn == 1 else np.array([x + 1 - max(0, k), y + max(0, -k)])
+            a = (
+                np.array([x + max(0, k), y + max(0, -k)])
+                if sgn == 1
+                else np.array([x + 1 - max(0, k), y + max(0, -k)])
+            )
             span = 1 - abs(k)
             b = a + np.array([sgn * span, span])
             pen.line(a, b, dark, 0.035)
@@ -263,7 +312,15 @@ def draw_ruins(pen: Pen, cx: float, cy: float, colour) -> None:
     pen.rect(Box(cx - 0.26, cy + 0.12, cx + 0.26, cy + 0.17), colour)
     for dx, top in ((-0.17, -0.16), (0.0, -0.05), (0.17, -0.19)):
         pen.rect(Box(cx + dx - 0.035, cy + top, cx + dx + 0.035, cy + 0.12), colour)
-    pen.fill([(cx - 0.24, cy - 0.2), (cx - 0.02, cy - 0.2), (cx - 0.07, cy - 0.15), (cx - 0.24, cy - 0.15)], colour)
+    pen.fill(
+        [
+            (cx - 0.24, cy - 0.2),
+            (cx - 0.02, cy - 0.2),
+            (cx - 0.07, cy - 0.15),
+            (cx - 0.24, cy - 0.15),
+        ],
+        colour,
+    )
     pen.line((cx + 0.12, cy - 0.23), (cx + 0.23, cy - 0.21), colour, 0.035)
 
 
@@ -289,7 +346,12 @@ def draw_frame(pen: Pen, side: str) -> None:
         pen.line((t, GRID - inner), (t, GRID - outer), col, 0.02)
         pen.line((inner, t), (outer, t), col, 0.02)
         pen.line((GRID - inner, t), (GRID - outer, t), col, 0.02)
-    for cx, cy in ((-fw / 2, -fw / 2), (GRID + fw / 2, -fw / 2), (GRID + fw / 2, GRID + fw / 2), (-fw / 2, GRID + fw / 2)):
+    for cx, cy in (
+        (-fw / 2, -fw / 2),
+        (GRID + fw / 2, -fw / 2),
+        (GRID + fw / 2, GRID + fw / 2),
+        (-fw / 2, GRID + fw / 2),
+    ):
         pen.rect(Box(cx - fw / 2, cy - fw / 2, cx + fw / 2, cy + fw / 2), col)
 
 
@@ -317,14 +379,34 @@ def draw_header(pen: Pen, side: str) -> None:
     cx, cy = 5.45, -2.0
     for sgn in (1, -1):
         pen.line((cx - 0.9 * sgn, cy - 1.0), (cx + 0.9 * sgn, cy + 0.95), (90, 90, 100), 0.07)
-        pen.line((cx - 0.75 * sgn - 0.12, cy - 0.83 + 0.1 * sgn), (cx - 0.75 * sgn + 0.12, cy - 0.83 - 0.1 * sgn), (40, 60, 80), 0.06)
-    shield = np.array([(-0.55, -0.7), (0.55, -0.7), (0.55, 0.05), (0.0, 0.75), (-0.55, 0.05)]) + (cx, cy)
+        pen.line(
+            (cx - 0.75 * sgn - 0.12, cy - 0.83 + 0.1 * sgn),
+            (cx - 0.75 * sgn + 0.12, cy - 0.83 - 0.1 * sgn),
+            (40, 60, 80),
+            0.06,
+        )
+    shield = np.array([(-0.55, -0.7), (0.55, -0.7), (0.55, 0.05), (0.0, 0.75), (-0.55, 0.05)]) + (
+        cx,
+        cy,
+    )
     pen.fill(shield, (170, 190, 215))
     pen.poly(shield, frame, 0.05, closed=True)
-    crown = np.array([(-0.4, -0.85), (-0.45, -1.3), (-0.2, -1.05), (0.0, -1.4), (0.2, -1.05), (0.45, -1.3), (0.4, -0.85)]) + (cx, cy)
+    crown = np.array(
+        [
+            (-0.4, -0.85),
+            (-0.45, -1.3),
+            (-0.2, -1.05),
+            (0.0, -1.4),
+            (0.2, -1.05),
+            (0.45, -1.3),
+            (0.4, -0.85),
+        ]
+    ) + (cx, cy)
     pen.fill(crown, (50, 160, 210))
     pen.poly(crown, (30, 90, 130), 0.03, closed=True)
-    ribbon = np.array([(-1.3, 0.6), (1.3, 0.6), (1.1, 0.85), (1.3, 1.1), (-1.3, 1.1), (-1.1, 0.85)]) + (cx, cy)
+    ribbon = np.array(
+        [(-1.3, 0.6), (1.3, 0.6), (1.1, 0.85), (1.3, 1.1), (-1.3, 1.1), (-1.1, 0.85)]
+    ) + (cx, cy)
     pen.fill(ribbon, tuple(int(v * 0.9) for v in bgr(pal.coin_band)))
     pen.poly(ribbon, frame, 0.03, closed=True)
     # compass rose
@@ -357,8 +439,14 @@ def draw_coin_track(pen: Pen, side: str) -> None:
     x, y, s = g.surround_icon_x, g.coin_y, 0.13
     for dx, dy in ((0, -1), (-1, 0), (1, 0), (0, 1), (0, 0)):
         col = bgr(pal.mountain) if (dx, dy) == (0, 0) else (200, 210, 215)
-        pen.rect(Box(x + dx * s - s / 2, y + dy * s - s / 2, x + dx * s + s / 2, y + dy * s + s / 2), col)
-        pen.rect(Box(x + dx * s - s / 2, y + dy * s - s / 2, x + dx * s + s / 2, y + dy * s + s / 2), (60, 60, 60), 0.012)
+        pen.rect(
+            Box(x + dx * s - s / 2, y + dy * s - s / 2, x + dx * s + s / 2, y + dy * s + s / 2), col
+        )
+        pen.rect(
+            Box(x + dx * s - s / 2, y + dy * s - s / 2, x + dx * s + s / 2, y + dy * s + s / 2),
+            (60, 60, 60),
+            0.012,
+        )
 
 
 EDICT_PAIRS = ("AB", "BC", "CD", "DA")
@@ -397,8 +485,22 @@ def draw_season_boxes(pen: Pen, side: str, paper_rgb: tuple[int, int, int]) -> N
         m = parts["monsters"]
         mc = ((m.x0 + m.x1) / 2, (m.y0 + m.y1) / 2)
         pen.circle(mc, 0.16, faint, 0.035)
-        pen.fill([(mc[0] - 0.15, mc[1] - 0.08), (mc[0] - 0.2, mc[1] - 0.25), (mc[0] - 0.05, mc[1] - 0.15)], faint)
-        pen.fill([(mc[0] + 0.15, mc[1] - 0.08), (mc[0] + 0.2, mc[1] - 0.25), (mc[0] + 0.05, mc[1] - 0.15)], faint)
+        pen.fill(
+            [
+                (mc[0] - 0.15, mc[1] - 0.08),
+                (mc[0] - 0.2, mc[1] - 0.25),
+                (mc[0] - 0.05, mc[1] - 0.15),
+            ],
+            faint,
+        )
+        pen.fill(
+            [
+                (mc[0] + 0.15, mc[1] - 0.08),
+                (mc[0] + 0.2, mc[1] - 0.25),
+                (mc[0] + 0.05, mc[1] - 0.15),
+            ],
+            faint,
+        )
         if k < 3:
             nx = (box.x1 + g.season_boxes[k + 1].x0) / 2
             pen.text("+", (nx, (box.y0 + box.y1) / 2), 0.3, col)
@@ -406,7 +508,9 @@ def draw_season_boxes(pen: Pen, side: str, paper_rgb: tuple[int, int, int]) -> N
     pen.text("=", (eq_x, (g.final_total.y0 + g.final_total.y1) / 2), 0.3, col)
     f = g.final_total
     fx = (f.x0 + f.x1) / 2
-    shield = np.array([(f.x0, f.y0), (f.x1, f.y0), (f.x1, f.y0 + 0.75), (fx, f.y1), (f.x0, f.y0 + 0.75)])
+    shield = np.array(
+        [(f.x0, f.y0), (f.x1, f.y0), (f.x1, f.y0 + 0.75), (fx, f.y1), (f.x0, f.y0 + 0.75)]
+    )
     pen.fill(shield, tuple(min(255, v + 12) for v in bgr(paper_rgb)))
     pen.poly(shield, col, 0.05, closed=True)
     for sgn in (-1, 1):  # laurels
@@ -414,7 +518,15 @@ def draw_season_boxes(pen: Pen, side: str, paper_rgb: tuple[int, int, int]) -> N
             t = k / 3
             lx = fx + sgn * (f.width / 2 + 0.12 - 0.08 * t)
             ly = f.y1 - 0.15 - 0.8 * t
-            pen.fill([(lx, ly), (lx + sgn * 0.12, ly - 0.08), (lx, ly - 0.2), (lx - sgn * 0.03, ly - 0.1)], (70, 130, 90))
+            pen.fill(
+                [
+                    (lx, ly),
+                    (lx + sgn * 0.12, ly - 0.08),
+                    (lx, ly - 0.2),
+                    (lx - sgn * 0.03, ly - 0.1),
+                ],
+                (70, 130, 90),
+            )
 
 
 def draw_rift(pen: Pen, side: str, rng: np.random.Generator) -> None:
@@ -435,12 +547,21 @@ def draw_rift(pen: Pen, side: str, rng: np.random.Generator) -> None:
     for r, c in cells:
         x0, y0 = pen.p(c, r)
         x1, y1 = pen.p(c + 1, r + 1)
-        cv2.rectangle(mask, (x0 // ONE - bx0, y0 // ONE - by0), (x1 // ONE - bx0, y1 // ONE - by0), 1.0, -1)
+        cv2.rectangle(
+            mask, (x0 // ONE - bx0, y0 // ONE - by0), (x1 // ONE - bx0, y1 // ONE - by0), 1.0, -1
+        )
     mask = cv2.GaussianBlur(mask, (0, 0), 0.18 * s)
     rag = smooth_noise((h, w), 0.25 * s, rng) * 0.12 + smooth_noise((h, w), 0.06 * s, rng) * 0.06
     hole = ((mask + rag) > 0.5).astype(np.uint8)
-    edge = cv2.dilate(hole, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (max(3, int(0.1 * s)) | 1,) * 2)) - hole
-    inner_edge = hole - cv2.erode(hole, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (max(3, int(0.08 * s)) | 1,) * 2))
+    edge = (
+        cv2.dilate(
+            hole, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (max(3, int(0.1 * s)) | 1,) * 2)
+        )
+        - hole
+    )
+    inner_edge = hole - cv2.erode(
+        hole, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (max(3, int(0.08 * s)) | 1,) * 2)
+    )
     grey = 120 + 18 * smooth_noise((h, w), 0.3 * s, rng) + 8 * smooth_noise((h, w), 0.05 * s, rng)
     hb = hole.astype(bool)
     img[hb] = np.clip(grey[hb], 0, 255).astype(np.uint8)[:, None]
