@@ -13,6 +13,9 @@ import pytest
 from vision import PhotoError, Reading, draw_overlay, read_photo
 from vision.classify import MODEL_FILE
 from vision.coins import count_from_probabilities
+from vision.grid import PX, fit_grid, sample_cells
+from vision.load import load_photo
+from vision.orient import mountains_missing
 from vision.synth import make_photo
 from vision.train import grid_error_u, truth_sheet
 
@@ -254,3 +257,48 @@ def test_a_grid_placed_a_cell_off_is_moved_onto_the_printed_lattice(
     assert grid_error_u(moved.upright.intersections * loaded.scale, true_pts) < 0.2
     assert (moved.orientation.side, moved.orientation.glyph_shift) == (right.orientation.side, None)
     assert not moved.orientation.in_doubt
+
+
+def _fade(image: np.ndarray, quad: np.ndarray, keep: float) -> None:
+    """``image`` inside ``quad`` faded to ``keep`` of its contrast against its lightest pixels."""
+    mask = np.zeros(image.shape[:2], np.uint8)
+    cv2.fillConvexPoly(mask, np.round(quad).astype(np.int32), 1)
+    inside = image[mask > 0].astype(np.float64)
+    paper = np.percentile(inside, 95, axis=0)
+    image[mask > 0] = np.round(keep * inside + (1 - keep) * paper).astype(np.uint8)
+
+
+@needs_model
+def test_a_sheet_whose_mountains_are_too_faint_is_known_by_its_coin_track() -> None:
+    """Thin line-art mountains (the printer-friendly sheet, a blurred photo) count as bare paper;
+    the printed coin track still shows a map sheet. Without either it is no map sheet at all."""
+    from scoring.sides import SIDES
+
+    photo = make_photo(50_000_005, megapixels=2.0, art_family="line-art", condition={"glare": 0.0})
+    image = cv2.imdecode(np.frombuffer(photo.jpeg, np.uint8), cv2.IMREAD_COLOR)
+    pts = np.asarray(photo.truth["intersections"], float)
+    side = photo.truth["sheet"]["side"]
+    for r, c in SIDES[side].mountains:  # faded inside the cell lines, as a faint print shows them
+        quad = np.array([pts[r, c], pts[r, c + 1], pts[r + 1, c + 1], pts[r + 1, c]])
+        _fade(image, quad.mean(axis=0) + 0.85 * (quad - quad.mean(axis=0)), 0.3)
+    loaded = load_photo(cv2.imencode(".jpg", image)[1].tobytes())
+    fit = fit_grid(loaded.image)
+    assert fit is not None and mountains_missing(sample_cells(loaded.image, fit), PX)
+    assert read_photo(cv2.imencode(".jpg", image)[1].tobytes()).side == side
+
+    pitch = float(np.linalg.norm(pts[-1, 1] - pts[-1, 0]))
+    track = np.asarray(photo.truth["coin_centres"], float)
+    along = (track[-1] - track[0]) / np.linalg.norm(track[-1] - track[0])
+    across = np.array([-along[1], along[0]])
+    a, b = track[0] - 0.8 * pitch * along, track[-1] + 0.8 * pitch * along
+    band = np.array(
+        [
+            a - 0.6 * pitch * across,
+            b - 0.6 * pitch * across,
+            b + 0.6 * pitch * across,
+            a + 0.6 * pitch * across,
+        ]
+    )
+    _fade(image, band, 0.0)  # and the coin track gone too
+    with pytest.raises(PhotoError, match="the printed mountains are missing"):
+        read_photo(cv2.imencode(".jpg", image)[1].tobytes())

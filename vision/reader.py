@@ -158,6 +158,17 @@ class Located:
     cells: np.ndarray  # canonical upright cell area, PX per unit
 
 
+#: a printed coin track matching this well beside the lattice (:func:`vision.coins.track_match`:
+#: 0.62 to 0.78 under printer-friendly sheets, at most 0.4 under lattices of other things) shows
+#: a map sheet whose mountains are line art too thin to count as dark cells
+TRACK_SHOWS_SHEET = 0.5
+
+
+def coin_track_shown(image: np.ndarray, fit: GridFit) -> bool:
+    """Whether the 14-coin track is printed along one of the lattice's four edges."""
+    return max(track_match(image, fit.rotated(k)) for k in range(4)) >= TRACK_SHOWS_SHEET
+
+
 def locate(loaded: LoadedPhoto, side: str | None = None) -> Located:
     """Find the grid, decide side and orientation, and rectify the cell area upright."""
     if side is not None and side not in SIDES:
@@ -167,7 +178,7 @@ def locate(loaded: LoadedPhoto, side: str | None = None) -> Located:
     if fit is None:
         raise PhotoError("no-grid", "no map grid found")
     cells = sample_cells(image, fit)
-    if mountains_missing(cells, PX):
+    if mountains_missing(cells, PX) and not coin_track_shown(image, fit):
         raise PhotoError("no-grid", "no map sheet found: the printed mountains are missing")
     orientation = _orient(image, fit, cells, side)
     if orientation.glyph_shift is not None:  # the glyph shows the lattice a cell off: move it there
