@@ -1,6 +1,6 @@
-"""Every ``>>>`` example in a docstring of vision/, scoring/ and api/ holds (the README's test command
-runs only tests/, so without this file a wrong example would go unnoticed: one did, in the grid
-finder)."""
+"""Every ``>>>`` example in a docstring of vision/, scoring/ and api/ holds (the README's test
+command runs only tests/, so without this file a wrong example would go unnoticed: one did, in the
+grid finder)."""
 
 from __future__ import annotations
 

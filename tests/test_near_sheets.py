@@ -1,8 +1,8 @@
-"""Photos that are almost a map sheet (tests/near_sheets.py): every face answers a reading or a clear
-"no map grid/sheet found", never another exception, never a 5xx.
+"""Photos that are almost a map sheet (tests/near_sheets.py): every face answers a reading or a
+clear "no map grid/sheet found", never another exception, never a 5xx.
 
-Hypothesis draws the kind and the seed (a bounded number of examples: each read takes about a second);
-the table tests run every kind once through the CLI and the HTTP service.
+Hypothesis draws the kind and the seed (a bounded number of examples: each read takes about a
+second); the table tests run every kind once through the CLI and the HTTP service.
 """
 
 from __future__ import annotations
@@ -91,8 +91,9 @@ def test_the_service_never_answers_5xx_to_a_near_sheet(kind: str, client: TestCl
 
 
 def test_lines_of_one_axis_give_no_line_fit_rather_than_a_singular_matrix() -> None:
-    """The thin-line fit on a rectified image crossed by lines of one axis only: each axis fixes its own
-    terms, so there is no fit (the search moves on), not ``LinAlgError`` from inverting a singular one."""
+    """The thin-line fit on a rectified image crossed by lines of one axis only: each axis fixes its
+    own terms, so there is no fit (the search moves on), not ``LinAlgError`` from inverting a
+    singular one."""
     px, m = THIN_PX, linefit.LINE_FIT_MARGIN_U
     size = int((GRID + 2 * m) * px)
     image = np.full((size, size), 200, np.uint8)
@@ -106,8 +107,8 @@ def test_lines_of_one_axis_give_no_line_fit_rather_than_a_singular_matrix() -> N
     assert len(measures) >= 12 and set(measures[:, 0]) == {
         0.0
     }  # plenty of measurements, all on one axis
-    # before: a "fit" whose y row was rounding noise (1e-17) or exact zeros, inverted into nonsense or
-    # LinAlgError depending on the BLAS build
+    # before: a "fit" whose y row was rounding noise (1e-17) or exact zeros, inverted into nonsense
+    # or LinAlgError depending on the BLAS build
     correction, kept = linefit.lines_homography(measures, SHIPPED.line_fit)
     assert correction is None and kept == 0.0
     assert linefit.thin_line_fit(image, to_px, SHIPPED.line_fit) is None
@@ -123,7 +124,8 @@ def test_lines_of_one_axis_give_no_line_fit_rather_than_a_singular_matrix() -> N
 def test_a_line_fit_is_none_or_a_well_conditioned_homography(
     vertical, horizontal, seed, noise
 ) -> None:
-    """Any mix of strip measurements (of either axis, any count, noisy) gives no fit or one that inverts."""
+    """Any mix of strip measurements (of either axis, any count, noisy) gives no fit or one that
+    inverts."""
     rng = np.random.default_rng(seed)
     rows = []
     for axis, n in ((0, vertical), (1, horizontal)):

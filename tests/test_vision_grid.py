@@ -21,7 +21,8 @@ def warped_sheet(
 ) -> tuple[np.ndarray, np.ndarray]:
     """A flat render of ``side`` placed on a textured table by a random homography.
 
-    Returns the photo and the true 12 × 12 crossings in photo pixels ([i, j] = line row i, column j).
+    Returns the photo and the true 12 × 12 crossings in photo pixels ([i, j] = line row i, column
+    j).
     """
     rng = np.random.default_rng(seed)
     rs = render_sheet(side, px_per_u=30, rng=rng)
@@ -184,7 +185,8 @@ def test_mountains_found_under_a_shadow(side: str) -> None:
 
 def test_outer_ring_follows_the_frame_not_the_extrapolated_surface() -> None:
     """A bow stronger near the frame than a cubic through the inner crossings foresees: the outer
-    ring must come from the frame snaps (a few of them hidden by a finger), not the extrapolation."""
+    ring must come from the frame snaps (a few of them hidden by a finger), not the
+    extrapolation."""
     jj, ii = np.meshgrid(np.arange(12.0), np.arange(12.0))
     x, y = (jj - 5.5) / 5.5, (ii - 5.5) / 5.5
     truth = np.stack([0.2 * x**7, 0.15 * y**8 + 0.05 * x], axis=2)  # in u; large only at the edges
@@ -219,7 +221,7 @@ def test_frame_snap_takes_the_band_inner_line() -> None:
     prior[:, 0, 0] = prior[0, :, 1] = -0.13  # towards the outer line on the left and top
     prior[:, -1, 0] = prior[-1, :, 1] = 0.13  # and on the right and bottom
     snapped = snap.snap_crossings(img, h, 32, prior, 0.15)
-    snaps, strength = snapped.snapped, snapped.strength
+    snaps = snapped.snapped
     ideal_offset = 0.5 / px  # pixel centres: line drawn at pixel k is at (k + 0.5) / px
     assert np.abs(snaps[:, [0, -1], 0] - ideal_offset).max() < 0.05
     assert np.abs(snaps[[0, -1], :, 1] - ideal_offset).max() < 0.05
@@ -227,8 +229,9 @@ def test_frame_snap_takes_the_band_inner_line() -> None:
 
 @pytest.mark.parametrize("seed", [0, 2])
 def test_fallback_finds_a_grid_whose_frame_outline_is_broken(seed: int) -> None:
-    """Fingers over two frame corners merge the frame's contour with them: no clean frame quad,
-    so only the second source (corner choice among 5–6 outline corners, the paper's outline) finds it."""
+    """Fingers over two frame corners merge the frame's contour with them: no clean frame quad, so
+    only the second source (corner choice among 5–6 outline corners, the paper's outline) finds
+    it."""
     photo, truth = warped_sheet("B", seed % 4, seed=seed)
     for corner, inward in ((truth[0, 0], truth[5, 5]), (truth[-1, -1], truth[6, 6])):
         out = corner - (inward - corner) * 0.6
@@ -287,7 +290,8 @@ def test_thin_line_check_sees_the_lattice_under_thick_marker_symbols() -> None:
         SHIPPED,
     )
     assert found is not None and found.score >= SHIPPED.accept.min_line_contrast
-    # half a cell off: refined again on thin lines it lands on the printed lattice, or nothing passes
+    # half a cell off: refined again on thin lines it lands on the printed lattice, or nothing
+    # passes
     half_hom = grid.homography_from_intersections(half)
     found = rescue.rescued(marked, [FailedLattice(half_hom, half, zero, False)], SHIPPED)
     if found is not None:
@@ -448,9 +452,9 @@ def test_segment_source_finds_the_frame_from_its_straight_sides(seed: int) -> No
 
 
 def test_segment_lattice_needs_clear_lines_or_clear_mountains() -> None:
-    """A wrong long line (the coin track's edge) gives a lattice a cell off with a line score of about
-    1.3 and mountains hidden: the segment source accepts a lattice without clear mountains only
-    when its lines are very clear and the mountains show at least a little."""
+    """A wrong long line (the coin track's edge) gives a lattice a cell off with a line score of
+    about 1.3 and mountains hidden: the segment source accepts a lattice without clear mountains
+    only when its lines are very clear and the mountains show at least a little."""
     assert SHIPPED.accept.segment_clear_lines >= 1.5 * SHIPPED.accept.min_line_contrast
     assert 0 < SHIPPED.accept.segment_mountains < SHIPPED.accept.mountain_confirms
 
@@ -464,8 +468,8 @@ def _true_turn(fit: grid.GridFit, truth: np.ndarray) -> int:
 def test_washed_out_mountains_are_recognised_by_their_glyph(side: str, quarter_turns: int) -> None:
     """Glare lifts every pixel towards white: no mountain is "dark" any more (on benchmark photos
     50700078, 50800059 and 50800105 darkness alone points to the other side), but the printed peaks
-    and coin are still there —
-    and they point up, so side A's half turn is told even against a coin track that says otherwise."""
+    and coin are still there — and they point up, so side A's half turn is told even against a coin
+    track that says otherwise."""
     photo, truth = warped_sheet(side, quarter_turns, seed=100 + 10 * quarter_turns + (side == "B"))
     fit = grid.fit_grid(photo)
     assert fit is not None
@@ -483,9 +487,10 @@ def test_washed_out_mountains_are_recognised_by_their_glyph(side: str, quarter_t
     assert max(v for key, v in glyph.items() if key != (side, k_true)) < 0.5
 
 
-#: (correction, side, turns, seed, each column's shift on the sheet in u, first doubted column): curled paper
-#: stretches the lattice an extra line over one side (the side pull); marker strokes or a stain hold the snaps
-#: of one part up to half a cell off and the smooth field follows them (the thin-line refit)
+#: (correction, side, turns, seed, each column's shift on the sheet in u, first doubted column):
+#: curled paper stretches the lattice an extra line over one side (the side pull); marker strokes or
+#: a stain hold the snaps of one part up to half a cell off and the smooth field follows them (the
+#: thin-line refit)
 LATTICES_OFF_OVER_ONE_SIDE = [
     (
         lambda photo, dark, now: finish.side_pulled(photo, dark, now, SHIPPED.finish),
@@ -514,8 +519,9 @@ LATTICES_OFF_OVER_ONE_SIDE = [
 def test_a_lattice_off_over_one_side_is_corrected(
     correction, side, turns, seed, shift_u, doubted_from
 ) -> None:
-    """A lattice off over one side, its crossings there in doubt: the correction fits the thin printed
-    lines clearly better and puts every crossing within 0.1 u; the right lattice is left as it is."""
+    """A lattice off over one side, its crossings there in doubt: the correction fits the thin
+    printed lines clearly better and puts every crossing within 0.1 u; the right lattice is left as
+    it is."""
     photo, truth = warped_sheet(side, turns, seed=seed, tilt=30.0)
     doubt = np.zeros((12, 12))
     doubt[:, doubted_from:] = 2 * grid.DOUBT_U
@@ -532,8 +538,8 @@ def test_a_side_pull_the_thin_lines_favour_less_is_kept_when_the_lattice_score_c
 ):
     """Benchmark photo 50100221 (a bowed, folded sheet tilted 36° on gingham): the found lattice
     stretched 1 u over the first five columns. Pulled back, its thin-line score gains only 1.22×
-    (under ``FinishTuning.side_pull_gain``) but its lattice score 1.73× and its mountains separate better: kept.
-    Left unpulled, the lattice is up to 1.07 u off and 27 cells are read wrong."""
+    (under ``FinishTuning.side_pull_gain``) but its lattice score 1.73× and its mountains separate
+    better: kept. Left unpulled, the lattice is up to 1.07 u off and 27 cells are read wrong."""
     from vision.load import load_photo
     from vision.reader import locate
     from vision.synth import make_photo
@@ -545,11 +551,11 @@ def test_a_side_pull_the_thin_lines_favour_less_is_kept_when_the_lattice_score_c
 
 
 def test_a_frame_side_outranked_by_longer_lines_is_still_tried_last() -> None:
-    """Fresh photo 51400183 (a clear, nearly blank side-B sheet, tilted and curled, two fingers on its
-    header): the frame's outline merges with the fingers and the paper's edge into one contour, so
-    only the long-segment source can outline it, and the frame's left side, detected along three
-    quarters of its length, is the 7th longest vertical line (the coin track's and the season
-    boxes' sides are longer). Its late quads (``SearchTuning.segment_lines_late``), tried when nothing else
+    """Fresh photo 51400183 (a clear, nearly blank side-B sheet, tilted and curled, two fingers on
+    its header): the frame's outline merges with the fingers and the paper's edge into one contour,
+    so only the long-segment source can outline it, and the frame's left side, detected along three
+    quarters of its length, is the 7th longest vertical line (the coin track's and the season boxes'
+    sides are longer). Its late quads (``SearchTuning.segment_lines_late``), tried when nothing else
     passes, find it 0.03 u off; without them the photo gets "no map grid found"."""
     from vision.load import load_photo
     from vision.reader import locate
@@ -567,7 +573,8 @@ def test_a_frame_side_outranked_by_longer_lines_is_still_tried_last() -> None:
 
 
 def columns_moved(truth: np.ndarray, shift_u: np.ndarray) -> np.ndarray:
-    """The true crossings with each of the 12 columns moved ``shift_u`` units to the right on the sheet."""
+    """The true crossings with each of the 12 columns moved ``shift_u`` units to the right on the
+    sheet."""
     moved = grid.ideal_intersections()
     moved[..., 0] += shift_u[None, :]
     hom = grid.homography_from_intersections(truth)
@@ -582,9 +589,10 @@ def worst_error_u(pts: np.ndarray, truth: np.ndarray) -> float:
 
 # ---- the rescue's bounded work ------------------------------------------------------------------
 def test_rescue_refines_only_the_most_promising_failed_candidates(monkeypatch) -> None:
-    """Among many failed candidates (lattices of another pitch over the sheet and the table) the
-    one pulled 0.3 u off by strokes is among the few the rescue refines again, and it is rescued;
-    the others are never refined (a no-grid photo's time is bounded by ``RescueTuning.max_lattices``)."""
+    """Among many failed candidates (lattices of another pitch over the sheet and the table) the one
+    pulled 0.3 u off by strokes is among the few the rescue refines again, and it is rescued; the
+    others are never refined (a no-grid photo's time is bounded by
+    ``RescueTuning.max_lattices``)."""
     photo, truth, hom = marker_sheet(seed=7)
     zero = np.zeros((12, 12, 2))
     off_hom, off_pts = _moved(hom, np.array([0.3, -0.25]))
@@ -612,8 +620,9 @@ def test_rescue_refines_only_the_most_promising_failed_candidates(monkeypatch) -
 
 
 def test_fallback_search_refines_at_most_its_best_few_outlines(monkeypatch) -> None:
-    """The second and third sources give dozens of outlines; only the ``SearchTuning.fallback_refined`` best
-    pre-checked are refined, and the sheet is still found from them."""
+    """The second and third sources give dozens of outlines; only the
+    ``SearchTuning.fallback_refined`` best pre-checked are refined, and the sheet is still found
+    from them."""
     photo, truth = warped_sheet("B", 1, seed=11)
     checked = []
     check = search.check_hypotheses
@@ -657,9 +666,10 @@ def test_thin_line_fit_gives_up_where_no_lattice_of_lines_is() -> None:
 
 
 def test_rescue_does_not_refine_a_candidate_that_shows_no_lines(monkeypatch) -> None:
-    """Over a bare table neither the candidate nor its strip fit shows thin lines (under ``RescueTuning.refine_from``),
-    so the rescue skips the costly refinement (most of a no-sheet photo's time); on the sheet, the same
-    placement 0.3 u off is still refined or re-fitted and rescued."""
+    """Over a bare table neither the candidate nor its strip fit shows thin lines (under
+    ``RescueTuning.refine_from``), so the rescue skips the costly refinement (most of a no-sheet
+    photo's time); on the sheet, the same placement 0.3 u off is still refined or re-fitted and
+    rescued."""
     photo, truth, hom = marker_sheet(seed=7)
     table = cv2.add(
         np.full_like(photo, 90),
@@ -686,7 +696,8 @@ def _lattice_candidate(
     separation: float,
     shape: tuple[int, int],
 ) -> candidates.Candidate:
-    """An upright lattice of ``cell`` px cells from ``origin`` (px), as a passing candidate in a photo of ``shape``."""
+    """An upright lattice of ``cell`` px cells from ``origin`` (px), as a passing candidate in a
+    photo of ``shape``."""
     pts = grid.ideal_intersections() * cell + np.array(origin)
     return candidates.Candidate(
         np.eye(3),
@@ -699,8 +710,9 @@ def _lattice_candidate(
 
 
 def test_a_sheet_cut_off_by_the_photo_edge_ranks_by_what_shows() -> None:
-    """A clear sheet lying half beyond the left edge is larger than the user's as extrapolated, but its
-    crossings out there can be neither checked nor read: the user's, whole in the photo, outranks it."""
+    """A clear sheet lying half beyond the left edge is larger than the user's as extrapolated, but
+    its crossings out there can be neither checked nor read: the user's, whole in the photo,
+    outranks it."""
     shape = (1000, 1400)
     user = _lattice_candidate((500, 300), 40.0, score=1.5, separation=0.3, shape=shape)
     cut_off = _lattice_candidate((-400, 200), 50.0, score=2.5, separation=0.5, shape=shape)
@@ -738,9 +750,9 @@ def test_a_blank_sheet_beside_it_does_not_hide_the_users_marker_filled_sheet() -
 def test_a_lattice_slid_off_over_most_of_the_sheet_is_reanchored_on_its_few_sure_crossings() -> (
     None
 ):
-    """Columns 3-11 slid progressively off (1.2 u at the last: onto a cloth's stripes beyond the frame), only
-    the 36 crossings of columns 0-2 sure: too few for the usual re-anchoring (``MIN_SURE``), enough for the
-    second tier, which brings every crossing within 0.1 u."""
+    """Columns 3-11 slid progressively off (1.2 u at the last: onto a cloth's stripes beyond the
+    frame), only the 36 crossings of columns 0-2 sure: too few for the usual re-anchoring
+    (``MIN_SURE``), enough for the second tier, which brings every crossing within 0.1 u."""
     photo, truth = warped_sheet("A", 1, seed=3, tilt=30.0)
     slid = columns_moved(truth, 1.2 * np.clip((np.arange(12) - 2) / 9, 0, None))
     doubt = np.full((12, 12), 2 * grid.DOUBT_U)

@@ -114,7 +114,6 @@ def _read_one(path: str) -> dict:
     import cv2
 
     cv2.setNumThreads(1)
-    from scoring.report import score_report
     from vision.grid import cell_side_px
     from vision.load import PhotoError
     from vision.reader import read_photo
@@ -154,6 +153,15 @@ def _read_one(path: str) -> dict:
     out["grid_median_error_u"] = float(
         np.median(np.linalg.norm(read_pts - true_pts, axis=2)) / cell_side_px(true_pts)
     )
+    out["cells"] = _cell_rows(reading, true_sheet)
+    out["coins"] = reading.coins
+    out["score_exact"] = _scores_exact(reading.sheet, true_sheet, truth["seed"])
+    return out
+
+
+def _cell_rows(reading, true_sheet) -> list[tuple]:
+    """(true class, read class, flagged, confidence) of every drawable cell; none when the side
+    was read wrong."""
     cells = []
     low = set(map(tuple, reading.low_confidence_cells))
     if reading.side == true_sheet.side:
@@ -166,17 +174,22 @@ def _read_one(path: str) -> dict:
                     reading.cell_confidence[r][c],
                 )
             )
-    out["cells"] = cells
-    out["coins"] = reading.coins
-    rng = np.random.default_rng(truth["seed"])
+    return cells
+
+
+def _scores_exact(read_sheet, true_sheet, seed: int) -> list[bool]:
+    """Whether the read sheet scores the true total, for each of ``SCORE_CARD_SETS`` random card
+    sets drawn from the photo's seed."""
+    from scoring.report import score_report
+
+    rng = np.random.default_rng(seed)
     exact = []
     for _ in range(SCORE_CARD_SETS):
         cards = random_cards(rng)
         exact.append(
-            score_report(true_sheet, cards)["total"] == score_report(reading.sheet, cards)["total"]
+            score_report(true_sheet, cards)["total"] == score_report(read_sheet, cards)["total"]
         )
-    out["score_exact"] = exact
-    return out
+    return exact
 
 
 @dataclass
@@ -278,103 +291,97 @@ def generate_photos(
     return [str(Path(folder) / f"{s}.jpg") for s in seeds]
 
 
-def run_benchmark(
-    n: int,
-    seed: int,
-    workers: int = 2,
-    log=print,
-    photo_dir: str | None = None,
-    art_families: bool = False,
-) -> dict:
-    """Generate, read and tally ``n`` photos; returns every figure as a dict.
+def _held_out(meta: dict) -> tuple[dict, bool]:
+    """The families the shipped model was trained without, and whether it saw other printings."""
+    config = meta.get("config", {})
+    held = {
+        "style_family": config.get("holdout_style_family"),
+        "background_family": config.get("holdout_background_family"),
+        "art_family": config.get("holdout_art_family"),
+    }
+    return held, config.get("art_share", 0) > 0
 
-    ``photo_dir`` keeps the generated photos (and reuses them on the next run); by default they
-    live in a temporary folder.
-    """
-    from vision.classify import default_model
 
-    meta = default_model().meta
-    held_style = meta.get("config", {}).get("holdout_style_family")
-    held_bg = meta.get("config", {}).get("holdout_background_family")
-    held_art = meta.get("config", {}).get("holdout_art_family")
-    trained_art = meta.get("config", {}).get("art_share", 0) > 0
-    seeds = [BENCH_SEED_BASE + 100_000 * seed + i for i in range(n)]
-    with tempfile.TemporaryDirectory(prefix="bench-vision-") as tmp:
-        folder = photo_dir or tmp
-        Path(folder).mkdir(parents=True, exist_ok=True)
-        t0 = time.time()
-        paths = generate_photos(seeds, folder, workers, art_families)
-        ctx = get_context("spawn")
-        log(f"generated {n} photos in {time.time() - t0:.0f} s")
-        t0 = time.perf_counter()
-        with ctx.Pool(workers) as pool:
-            results = pool.map(_read_one, paths, chunksize=2)
-        wall = time.perf_counter() - t0
-        log(f"read {n} photos in {wall:.1f} s with {workers} workers")
-        from vision.synth import make_photo  # 12 MP probe photos, same seed range family
+def _read_photos(paths: list[str], workers: int, log) -> tuple[list[dict], float]:
+    """Every photo read by ``workers`` processes: (their results, wall seconds)."""
+    ctx = get_context("spawn")
+    t0 = time.perf_counter()
+    with ctx.Pool(workers) as pool:
+        results = pool.map(_read_one, paths, chunksize=2)
+    wall = time.perf_counter() - t0
+    log(f"read {len(paths)} photos in {wall:.1f} s with {workers} workers")
+    return results, wall
 
-        probe = []
-        for i in range(5):
-            p = Path(folder) / f"probe{i}.jpg"
-            if not p.exists():
-                p.write_bytes(
-                    make_photo(BENCH_SEED_BASE + 100_000 * seed + 90_000 + i, megapixels=12.0).jpeg
-                )
-            probe.append(str(p))
-        one_core = _one_core_probe(probe)
+
+def _probe_photos(folder: str, seed: int) -> list[str]:
+    """Five 12 MP probe photos (made once into ``folder``), from the same seed range family."""
+    from vision.synth import make_photo
+
+    probe = []
+    for i in range(5):
+        p = Path(folder) / f"probe{i}.jpg"
+        if not p.exists():
+            p.write_bytes(
+                make_photo(BENCH_SEED_BASE + 100_000 * seed + 90_000 + i, megapixels=12.0).jpeg
+            )
+        probe.append(str(p))
+    return probe
+
+
+def _art_group(art: str, held_art: str | None, trained_art: bool) -> str:
+    """An art family's group: our look-alike, held out of training, or seen in training."""
+    if art == "lookalike":
+        seen = "our look-alike"
+    elif art == held_art or not trained_art:
+        seen = "held out of training"
+    else:
+        seen = "seen in training"
+    return f"{art} ({seen})"
+
+
+def _tally(
+    results: list[dict], art_families: bool, held: dict, trained_art: bool
+) -> tuple[dict[str, dict[str, Tally]], dict[str, dict[str, int]]]:
+    """Each photo counted in its groups (style, families, conditions, held out or not), and the
+    cells' confusion counts (true class → read class)."""
     groups: dict[str, dict[str, Tally]] = defaultdict(lambda: defaultdict(Tally))
     confusion: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    held_style, held_bg = held["style_family"], held["background_family"]
     for r in results:
         groups["all"]["all"].add(r)
         groups["style"][r["style"]].add(r)
         groups["style family"][r["style_family"]].add(r)
         groups["background family"][r["background_family"]].add(r)
         if art_families:
-            art = r["art_family"]
-            seen = (
-                "our look-alike"
-                if art == "lookalike"
-                else (
-                    "held out of training"
-                    if art == held_art or not trained_art
-                    else "seen in training"
-                )
-            )
-            groups["art family"][f"{art} ({seen})"].add(r)
+            art = _art_group(r["art_family"], held["art_family"], trained_art)
+            groups["art family"][art].add(r)
         for tag in r["conditions"]:
             groups["condition"][tag].add(r)
-        held = []
+        held_here = []
         if r["style_family"] == held_style:
-            held.append(f"held-out style family ({held_style})")
+            held_here.append(f"held-out style family ({held_style})")
         if r["background_family"] == held_bg:
-            held.append(f"held-out background family ({held_bg})")
-        for h in held or ["seen style and background"]:
+            held_here.append(f"held-out background family ({held_bg})")
+        for h in held_here or ["seen style and background"]:
             groups["holdout"][h].add(r)
         for t, p, _, _ in r.get("cells", []):
             confusion[t][p] += 1
-    classes = ["empty", "forest", "village", "farm", "water", "monster"]
-    recall = {c: confusion[c][c] / max(sum(confusion[c].values()), 1) for c in classes}
+    return groups, confusion
+
+
+def _latency(results: list[dict]) -> dict:
+    """Seconds per photo (median, 95th percentile) and the photos' mean size."""
     secs = np.array([r["seconds"] for r in results])
     return {
-        "n": n,
-        "seed": seed,
-        "seed_range": [seeds[0], seeds[-1]],
-        "workers": workers,
-        "held_out": {
-            "style_family": held_style,
-            "background_family": held_bg,
-            "art_family": held_art,
-        },
-        "art_families": art_families,
-        "groups": {g: {k: t.row() for k, t in sorted(v.items())} for g, v in groups.items()},
-        "per_class_recall": recall,
-        "confusion": {t: {p: confusion[t][p] for p in classes} for t in classes},
-        "latency_s": {
-            "p50": float(np.percentile(secs, 50)),
-            "p95": float(np.percentile(secs, 95)),
-            "mean_megapixels": float(np.mean([r["megapixels"] for r in results])),
-        },
-        "photos_per_second": n / wall,
+        "p50": float(np.percentile(secs, 50)),
+        "p95": float(np.percentile(secs, 95)),
+        "mean_megapixels": float(np.mean([r["megapixels"] for r in results])),
+    }
+
+
+def _photo_figures(results: list[dict], one_core: dict) -> dict:
+    """Memory, the one-core probe, each photo's row and the errors counted."""
+    return {
         "peak_memory_mb_worker": max(r["peak_mb"] for r in results),
         "one_core_12mp": {
             "p50_s": float(np.median(one_core["seconds"])),
@@ -392,6 +399,50 @@ def run_benchmark(
             for e in {r.get("error") for r in results}
             if e
         },
+    }
+
+
+def run_benchmark(
+    n: int,
+    seed: int,
+    workers: int = 2,
+    log=print,
+    photo_dir: str | None = None,
+    art_families: bool = False,
+) -> dict:
+    """Generate, read and tally ``n`` photos; returns every figure as a dict.
+
+    ``photo_dir`` keeps the generated photos (and reuses them on the next run); by default they
+    live in a temporary folder.
+    """
+    from vision.classify import default_model
+
+    held, trained_art = _held_out(default_model().meta)
+    seeds = [BENCH_SEED_BASE + 100_000 * seed + i for i in range(n)]
+    with tempfile.TemporaryDirectory(prefix="bench-vision-") as tmp:
+        folder = photo_dir or tmp
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        t0 = time.time()
+        paths = generate_photos(seeds, folder, workers, art_families)
+        log(f"generated {n} photos in {time.time() - t0:.0f} s")
+        results, wall = _read_photos(paths, workers, log)
+        one_core = _one_core_probe(_probe_photos(folder, seed))
+    groups, confusion = _tally(results, art_families, held, trained_art)
+    classes = ["empty", "forest", "village", "farm", "water", "monster"]
+    recall = {c: confusion[c][c] / max(sum(confusion[c].values()), 1) for c in classes}
+    return {
+        "n": n,
+        "seed": seed,
+        "seed_range": [seeds[0], seeds[-1]],
+        "workers": workers,
+        "held_out": held,
+        "art_families": art_families,
+        "groups": {g: {k: t.row() for k, t in sorted(v.items())} for g, v in groups.items()},
+        "per_class_recall": recall,
+        "confusion": {t: {p: confusion[t][p] for p in classes} for t in classes},
+        "latency_s": _latency(results),
+        "photos_per_second": n / wall,
+        **_photo_figures(results, one_core),
     }
 
 

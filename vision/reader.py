@@ -217,28 +217,12 @@ def read_image(
     feats, paper = cell_features(
         cells, orientation.side, PX, paper_ring(image, upright.intersections)
     )
-    printed = {
-        **{c: Terrain.MOUNTAIN for c in layout.mountains},
-        **{c: Terrain.WASTELAND for c in layout.wasteland},
-    }
-    drawable = (
-        layout.drawable
-    )  # row by row: the order the model's neighbour summary relates them in
+    # row by row: the order the model's neighbour summary relates them in
+    drawable = layout.drawable
     probs = model.cell_probabilities(feats[[r * GRID + c for r, c in drawable]])
-    grid_terrain = [[Terrain.EMPTY] * GRID for _ in range(GRID)]
-    confidence = [[1.0] * GRID for _ in range(GRID)]
-    probabilities: list[list[dict]] = [[{} for _ in range(GRID)] for _ in range(GRID)]
-    for (r, c), t in printed.items():
-        grid_terrain[r][c] = t
-        probabilities[r][c] = {t.value: 1.0}
-    for (r, c), p in zip(drawable, probs):
-        k = int(np.argmax(p))
-        grid_terrain[r][c] = CELL_CLASSES[k]
-        confidence[r][c] = float(p[k])
-        probabilities[r][c] = {cls.value: round(float(v), 4) for cls, v in zip(CELL_CLASSES, p)}
-    sheet = Sheet(
-        orientation.side, tuple(tuple(row) for row in grid_terrain)
-    )  # its coins are read next
+    grid_terrain, confidence, probabilities = _cell_grids(layout, probs)
+    # its coins are read next
+    sheet = Sheet(orientation.side, tuple(tuple(row) for row in grid_terrain))
     drawn = len(sheet.drawn_cells())  # bounds the count; with many, a read of 0 may be a full track
     coins, coin_centres = _read_coins(image, upright, paper, orientation.side, model, drawn)
     coins = doubt_empty_track(coins, drawn)
@@ -266,21 +250,45 @@ def read_image(
         cell_probabilities=probabilities,
         coin_probabilities=list(coins.filled_probability),
         coin_centres=np.round(coin_centres * s, 1).tolist(),
-        orientation={
-            "quarter_turns": orientation.quarter_turns,
-            "separation": round(orientation.separation, 3),
-            "margin": round(orientation.margin, 3),
-            "shift_margin": round(orientation.shift_margin, 3),
-            "upside_down_doubt": orientation.upside_down_doubt,
-            "glyph_sure": orientation.glyph_sure,
-            "glyph_shift": None
-            if orientation.glyph_shift is None
-            else list(orientation.glyph_shift),
-            "likeness_sure": orientation.likeness_sure,
-            "lattice_contrast": round(fit.lattice_score, 3),
-        },
+        orientation=_orientation_summary(orientation, fit),
         seconds=time.perf_counter() - start,
     )
+
+
+def _cell_grids(layout, probs: np.ndarray) -> tuple[list[list], list[list], list[list[dict]]]:
+    """11 × 11 grids of each cell's terrain, confidence and class probabilities: the printed cells
+    (mountains, wasteland) sure, the drawable ones (``layout.drawable`` order) from ``probs``."""
+    printed = {
+        **{c: Terrain.MOUNTAIN for c in layout.mountains},
+        **{c: Terrain.WASTELAND for c in layout.wasteland},
+    }
+    grid_terrain = [[Terrain.EMPTY] * GRID for _ in range(GRID)]
+    confidence = [[1.0] * GRID for _ in range(GRID)]
+    probabilities: list[list[dict]] = [[{} for _ in range(GRID)] for _ in range(GRID)]
+    for (r, c), t in printed.items():
+        grid_terrain[r][c] = t
+        probabilities[r][c] = {t.value: 1.0}
+    for (r, c), p in zip(layout.drawable, probs):
+        k = int(np.argmax(p))
+        grid_terrain[r][c] = CELL_CLASSES[k]
+        confidence[r][c] = float(p[k])
+        probabilities[r][c] = {cls.value: round(float(v), 4) for cls, v in zip(CELL_CLASSES, p)}
+    return grid_terrain, confidence, probabilities
+
+
+def _orientation_summary(orientation: Orientation, fit: GridFit) -> dict:
+    """How the side and turn were decided, for :attr:`Reading.orientation`."""
+    return {
+        "quarter_turns": orientation.quarter_turns,
+        "separation": round(orientation.separation, 3),
+        "margin": round(orientation.margin, 3),
+        "shift_margin": round(orientation.shift_margin, 3),
+        "upside_down_doubt": orientation.upside_down_doubt,
+        "glyph_sure": orientation.glyph_sure,
+        "glyph_shift": None if orientation.glyph_shift is None else list(orientation.glyph_shift),
+        "likeness_sure": orientation.likeness_sure,
+        "lattice_contrast": round(fit.lattice_score, 3),
+    }
 
 
 def cell_doubt(upright: GridFit, r: int, c: int) -> float:

@@ -1,0 +1,94 @@
+"""The coin count from each coin's filled probability, and how sure it is.
+
+Coins are filled in order along the track (docs/rules.md, "Coin track"), so the count is the
+``k`` that best explains every coin's filled probability: the first ``k`` filled, the rest not.
+The posterior over ``k`` gives the count's confidence.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from vision.layout import GEOMETRY
+
+
+@dataclass(frozen=True)
+class CoinReading:
+    """The coin count, its confidence, and each coin's filled probability (track order)."""
+
+    count: int
+    confidence: float
+    filled_probability: tuple[float, ...]
+
+
+#: the coins' evidence is not independent (neighbours share the light, the hand and the track they
+#: are compared with), so the count's log-likelihood is tempered: about two coins count as one
+#: witness. The counts stay the same; more of the wrong ones fall under the flag threshold.
+COUNT_TEMPERATURE = 0.5
+
+
+def count_from_probabilities(
+    p_filled: np.ndarray,
+    reliability: np.ndarray | None = None,
+    temperature: float = COUNT_TEMPERATURE,
+    most: int | None = None,
+) -> CoinReading:
+    """Most likely count ``k`` (first ``k`` coins filled) and its posterior probability.
+
+    ``reliability`` (per coin, 0–1; :func:`coin_reliability` of the coin features) weighs each
+    coin's evidence: a coin washed out by glare or clipped to white shows neither a mark nor its
+    absence, so with weight 0 it does not vote and the count is decided by the coins around it
+    (its confidence then covers both readings of the washed-out stretch). Without it every coin
+    counts fully. ``temperature`` scales the log-likelihood (the count is the same; only the
+    confidence changes). ``most``: the largest count the sheet allows (:func:`most_coins`); the
+    posterior is taken over ``0..most`` only.
+    """
+    p = np.clip(np.asarray(p_filled, dtype=np.float64), 1e-4, 1 - 1e-4)
+    w = (
+        np.ones_like(p)
+        if reliability is None
+        else np.clip(np.asarray(reliability, dtype=np.float64), 0.0, 1.0)
+    )
+    log_on, log_off = temperature * w * np.log(p), temperature * w * np.log(1 - p)
+    n = len(p) if most is None else min(len(p), max(most, 0))
+    loglik = np.array([log_on[:k].sum() + log_off[k:].sum() for k in range(n + 1)])
+    post = np.exp(loglik - loglik.max())
+    post /= post.sum()
+    k = int(np.argmax(post))
+    return CoinReading(k, float(post[k]), tuple(float(v) for v in p))
+
+
+def most_coins(drawn_cells: int) -> int:
+    """The most coins a sheet with ``drawn_cells`` drawn cells (as read) can hold: none on a blank
+    sheet, since a coin is earned only by drawing (a shape with a coin, or the last cell around a
+    mountain); otherwise the whole track.
+
+    The game never has more coins than drawn cells, but only the blank sheet is bounded: the photo
+    generator puts up to 3 coins on sheets of a single shape (0.3 % of its random sheets; fresh
+    seed 51010026: 2 coins on 1 drawn cell, read right without a bound). Every found dev / fresh
+    photo read with no drawn cell had 0 coins (32 / 18); the shipped model read 3 of those dev
+    tracks as 2–3 coins (50700188, 50700219, 50800002) and 1 fresh one as 1 (51010023): coins
+    exact dev 583 -> 586 of 608, fresh (seeds 51010000–349) 330 -> 331 of 346.
+    """
+    return GEOMETRY.coin_count if drawn_cells > 0 else 0
+
+
+#: A track marked all along gives the same evidence as an empty one: every coin is judged against
+#: the track's own last and most print-like coins, and a full track has no unmarked coin left to
+#: compare with, so it can read as 0, sure. The strip alone cannot tell them apart (neither a
+#: full-vs-empty test on the print nor more full tracks in training did without misreading empty
+#: ones); the sheet can: 14 coins take most of a game, so a read of 0 on a well-filled map is
+#: doubted.
+FULL_TRACK_MIN_DRAWN = 40  # drawn cells (read, not empty) from which a 0 may be a full track
+FULL_TRACK_DOUBT = 0.25  # the share of its confidence it loses then (enough to flag it)
+
+
+def doubt_empty_track(reading: CoinReading, drawn_cells: int) -> CoinReading:
+    """``reading`` with its confidence lowered when it says 0 coins on a sheet with at least
+    ``FULL_TRACK_MIN_DRAWN`` drawn cells: a full track may look like an empty one (the count
+    stays)."""
+    if reading.count != 0 or drawn_cells < FULL_TRACK_MIN_DRAWN:
+        return reading
+    return replace(reading, confidence=reading.confidence * (1.0 - FULL_TRACK_DOUBT))
