@@ -11,6 +11,7 @@ import numpy as np
 
 from scoring.sheet import Sheet
 from scoring.sides import SIZE
+from scoring.simulator import simulate
 from scoring.terrain import DRAWABLE, Terrain
 
 SOURCES = ("simulator", "random", "blank")
@@ -50,23 +51,16 @@ def random_sheet(side: str, rng: np.random.Generator, shapes: int | None = None)
 
 
 def simulated_sheet(side: str, rng: np.random.Generator) -> Sheet | None:
-    """A final or mid-game sheet from the game simulator, or None when it is not available."""
-    try:
-        from scoring.simulator import simulate  # written in parallel; optional
-    except ImportError:
-        return None
+    """A final or mid-game sheet from the game simulator, or None when the simulator fails."""
     try:
         greedy = bool(rng.random() < 0.3)  # greedy play looks like real maps but is slower
         players = 1 if greedy else int(rng.integers(1, 5))
         record = simulate(players, side, int(rng.integers(2**31)), "greedy" if greedy else "random")
         player = int(rng.integers(players))
-        seasons = getattr(record, "season_sheets", None)
-        if seasons and rng.random() < 0.35:
-            per_player = seasons[player]
-            sheet = per_player[int(rng.integers(len(per_player)))]
-        else:
-            sheet = record.final_sheets[player]
-        return sheet if isinstance(sheet, Sheet) else None
+        if rng.random() < 0.35:
+            per_player = record.season_sheets[player]
+            return per_player[int(rng.integers(len(per_player)))]
+        return record.final_sheets[player]
     except Exception:  # a simulator bug must not stop data generation
         return None
 
