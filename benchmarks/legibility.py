@@ -40,8 +40,10 @@ import numpy as np
 
 from vision.bench import BENCH_SEED_BASE, condition_tags
 from vision.layout import GEOMETRY, GRID
+from vision.synth import phone as synth_phone
 from vision.synth import photo as synth_photo
-from vision.synth.photo import camera_for, noise_sigma
+from vision.synth.phone import noise_sigma
+from vision.synth.photo import camera_for
 from vision.train import truth_sheet
 
 LEVELS = (3.0, 5.0, 10.0)  # below 3 (SNR or d′) an observer cannot tell the mark from no mark
@@ -57,17 +59,17 @@ def finished_pictures() -> Iterator[list[np.ndarray]]:
     """Collects the pictures ``make_photo`` hands to JPEG
     (float BGR, saturated to 0…255, not rounded)."""
     pictures: list[np.ndarray] = []
-    develop = synth_photo.develop
+    develop = synth_phone.develop
 
     def keep(img: np.ndarray, cond: dict) -> bytes:
         pictures.append(np.clip(img, 0, 255))
         return develop(img, cond)
 
-    synth_photo.develop = keep
+    synth_phone.develop = keep
     try:
         yield pictures
     finally:
-        synth_photo.develop = develop
+        synth_phone.develop = develop
 
 
 @dataclass(frozen=True)

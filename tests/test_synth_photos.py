@@ -28,7 +28,7 @@ def test_same_seed_same_photo_and_other_seed_other_photo():
 def test_fast_linspace_is_numpy_linspace_bit_for_bit(stop, n):
     """The strokes' resampling uses a lean linspace; any
     bit of difference would change every photo."""
-    from vision.synth.ink import _linspace
+    from vision.synth.strokes import _linspace
 
     assert np.array_equal(_linspace(stop, n), np.linspace(0, stop, n))
 

@@ -14,7 +14,7 @@ from scoring.sheet import Sheet
 from vision.classify import CELL_CLASSES, CONTEXT_FEATURES, context_inputs, load_model, save_model
 from vision.features import CELL_FEATURE_NAMES
 from vision.synth import BACKGROUND_FAMILIES, STYLE_FAMILIES
-from vision.synth.photo import GLARE_RANGE
+from vision.synth.conditions import GLARE_RANGE
 from vision.train import (
     JITTER_MAX_U,
     TRAIN_SEED_BASE,

@@ -1,7 +1,7 @@
 """The reader's benchmark (``cartographers bench-vision --n N --seed S``).
 
 Photos come from :func:`vision.synth.make_photo` with seeds from ``BENCH_SEED_BASE`` on, a range
-training never uses (:data:`vision.train.TRAIN_SEED_BASE`), with the generator's own random
+training never uses (:data:`vision.train_data.TRAIN_SEED_BASE`), with the generator's own random
 styles, backgrounds and conditions (all mixed). Three passes:
 
 1. generate the photos (2 processes) and keep their JPEG bytes and truth in a temporary folder;
@@ -117,7 +117,7 @@ def _read_one(path: str) -> dict:
     from vision.grid import cell_side_px
     from vision.load import PhotoError
     from vision.reader import read_photo
-    from vision.train import grid_error_u, truth_sheet
+    from vision.train_data import grid_error_u, truth_sheet
 
     truth = json.loads(Path(path).with_suffix(".json").read_text())
     true_sheet = truth_sheet(truth)
@@ -448,20 +448,6 @@ def run_benchmark(
 
 def format_table(res: dict) -> str:
     """Markdown tables of a benchmark result."""
-    cols = [
-        "photos",
-        "grid_found",
-        "side_ok",
-        "shifted",
-        "locally_off",
-        "grid_within_0.1u",
-        "cell_accuracy",
-        "sheet_exact",
-        "coins_exact",
-        "score_exact",
-        "wrong_cells_flagged",
-        "cells_flagged",
-    ]
     lines = [
         f"Benchmark: {res['n']} photos, seed {res['seed']} (photo seeds {res['seed_range'][0]}…"
         f"{res['seed_range'][1]}), held out of training: style family "
@@ -469,27 +455,7 @@ def format_table(res: dict) -> str:
         f"background family {res['held_out']['background_family']}",
         "",
     ]
-    lines.append("| group | " + " | ".join(cols) + " |")
-    lines.append("|---" * (len(cols) + 1) + "|")
-    for g in (
-        "all",
-        "holdout",
-        "art family",
-        "style family",
-        "background family",
-        "style",
-        "condition",
-    ):
-        for k, row in res["groups"].get(g, {}).items():
-            cells = [
-                str(row[c])
-                if c in ("photos", "shifted", "locally_off")
-                else f"{row[c]:.4f}"
-                if c == "cell_accuracy"
-                else f"{row[c]:.3f}"
-                for c in cols
-            ]
-            lines.append(f"| {g}: {k} | " + " | ".join(cells) + " |")
+    lines += _group_table(res)
     lines += [
         "",
         "grid_found: share of photos; side_ok, grid_within_0.1u (every crossing within 0.1 u), "
@@ -511,13 +477,67 @@ def format_table(res: dict) -> str:
         "Per-class recall: " + ", ".join(f"{c} {v:.4f}" for c, v in res["per_class_recall"].items())
     )
     lines.append("")
+    lines += _confusion_table(res)
+    lines += _speed_lines(res)
+    return "\n".join(lines)
+
+
+#: the figures of each group's row, in the table's order
+GROUP_COLUMNS = [
+    "photos",
+    "grid_found",
+    "side_ok",
+    "shifted",
+    "locally_off",
+    "grid_within_0.1u",
+    "cell_accuracy",
+    "sheet_exact",
+    "coins_exact",
+    "score_exact",
+    "wrong_cells_flagged",
+    "cells_flagged",
+]
+
+
+def _group_table(res: dict) -> list[str]:
+    """The figures per group (all photos, held-out looks, each family, style and condition)."""
+    cols = GROUP_COLUMNS
+    lines = ["| group | " + " | ".join(cols) + " |", "|---" * (len(cols) + 1) + "|"]
+    for g in (
+        "all",
+        "holdout",
+        "art family",
+        "style family",
+        "background family",
+        "style",
+        "condition",
+    ):
+        for k, row in res["groups"].get(g, {}).items():
+            cells = [
+                str(row[c])
+                if c in ("photos", "shifted", "locally_off")
+                else f"{row[c]:.4f}"
+                if c == "cell_accuracy"
+                else f"{row[c]:.3f}"
+                for c in cols
+            ]
+            lines.append(f"| {g}: {k} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def _confusion_table(res: dict) -> list[str]:
+    """The cells' confusion table: true class by row, read class by column."""
     classes = list(res["confusion"])
-    lines.append("| true \\ read | " + " | ".join(classes) + " |")
-    lines.append("|---" * (len(classes) + 1) + "|")
+    lines = ["| true \\ read | " + " | ".join(classes) + " |", "|---" * (len(classes) + 1) + "|"]
     for t in classes:
         lines.append(f"| {t} | " + " | ".join(str(res["confusion"][t][p]) for p in classes) + " |")
+    return lines
+
+
+def _speed_lines(res: dict) -> list[str]:
+    """Latency, throughput and memory, and the read errors."""
     lat, oc = res["latency_s"], res["one_core_12mp"]
-    lines += [
+    return [
         "",
         f"Latency per photo (2 workers, mean {lat['mean_megapixels']:.1f} MP): p50 "
         f"{lat['p50']:.3f} s, "
@@ -528,4 +548,3 @@ def format_table(res: dict) -> str:
         f"{oc['peak_memory_mb']:.0f} MB ({oc['photos']} photos).",
         f"Read errors: {res['errors'] or 'none'}.",
     ]
-    return "\n".join(lines)

@@ -13,7 +13,7 @@ camera. The camera is a pinhole with radial lens distortion (Brown's ``k1``, ``k
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -202,7 +202,20 @@ def place_camera(
             (p[:, 0].max() - p[:, 0].min()) / width, (p[:, 1].max() - p[:, 1].min()) / height
         )
         dist *= span / fill
-    # the readable part (labels, grid, coins, season boxes) must fit: step back until it does
+    return _keep_in_view(cam, target, direction, dist, offset)
+
+
+def _keep_in_view(
+    cam: Camera,
+    target: np.ndarray,
+    direction: np.ndarray,
+    dist: float,
+    offset: tuple[float, float],
+) -> Camera:
+    """``cam`` (``dist`` from ``target`` along ``direction``) stepped back until the readable part
+    (labels, grid, coins, season boxes) fits, then slid so the sheet sits off-centre by ``offset``.
+    """
+    width, height = cam.width, cam.height
     kx, ky = KEEP_IN_VIEW
     for _ in range(40):
         keep = cam.sheet_to_photo(kx, ky)
@@ -210,22 +223,8 @@ def place_camera(
         if hi[0] - lo[0] <= 0.96 * width and hi[1] - lo[1] <= 0.96 * height:
             break
         dist *= 1.05
-        centre = target - direction * dist
-        cam = Camera(
-            width, height, focal, width / 2, height / 2, cam.rotation, centre, k1, k2, bend
-        )
+        cam = replace(cam, centre=target - direction * dist)
     # slide the principal point (the whole picture moves rigidly) so the sheet sits off-centre
     room = (np.array([width, height]) * 0.96 - (hi - lo)) / 2
     shift = np.array([width, height]) / 2 - (lo + hi) / 2 + np.asarray(offset) * room
-    return Camera(
-        width,
-        height,
-        focal,
-        width / 2 + shift[0],
-        height / 2 + shift[1],
-        cam.rotation,
-        cam.centre,
-        k1,
-        k2,
-        bend,
-    )
+    return replace(cam, cx=width / 2 + shift[0], cy=height / 2 + shift[1])

@@ -506,7 +506,14 @@ def draw_season_boxes(pen: Pen, side: str, paper_rgb: tuple[int, int, int]) -> N
             pen.text("+", (nx, (box.y0 + box.y1) / 2), 0.3, col)
     eq_x = (g.season_boxes[3].x1 + g.final_total.x0) / 2
     pen.text("=", (eq_x, (g.final_total.y0 + g.final_total.y1) / 2), 0.3, col)
-    f = g.final_total
+    _draw_final_shield(pen, col, paper_rgb)
+
+
+def _draw_final_shield(
+    pen: Pen, col: tuple[int, int, int], paper_rgb: tuple[int, int, int]
+) -> None:
+    """The final score's shield, framed in laurels."""
+    f = GEOMETRY.final_total
     fx = (f.x0 + f.x1) / 2
     shield = np.array(
         [(f.x0, f.y0), (f.x1, f.y0), (f.x1, f.y0 + 0.75), (fx, f.y1), (f.x0, f.y0 + 0.75)]
