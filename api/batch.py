@@ -67,12 +67,9 @@ SINGLE_THREAD_ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_N
 def _worker_setup() -> None:
     """Run once in each worker process: one compute thread per process."""
     os.environ.update(SINGLE_THREAD_ENV)
-    try:
-        import cv2  # the reader's OpenCV: keep it to the one core this worker stands for
+    import cv2  # the reader's OpenCV: keep it to the one core this worker stands for
 
-        cv2.setNumThreads(1)
-    except ImportError:
-        pass
+    cv2.setNumThreads(1)
 
 
 @dataclass

@@ -83,11 +83,9 @@ def read_sheet_file(name: str, data: bytes, side: str | None) -> tuple[Sheet, li
 
 
 def _legality(sheet: Sheet, time_limit: float) -> tuple[str, list[str]]:
-    """The sheet-only legality verdict and its reasons, or ``unchecked`` without a validator."""
-    try:
-        from scoring.validate import validate
-    except ImportError:
-        return "unchecked", ["this build has no legality validator"]
+    """The sheet-only legality verdict and its reasons."""
+    from scoring.validate import validate  # in the worker: OR-Tools loads where it is used
+
     verdict = validate(sheet, time_limit=time_limit)
     return verdict.status, [r.message for r in verdict.reasons]
 

@@ -21,7 +21,6 @@ block each other for long nor lose anything.
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -240,14 +239,6 @@ def changes_since(previous: Sheet, sheet: Sheet, previous_season: str) -> list[P
     return problems
 
 
-def validator():
-    """``scoring.validate.validate``, or ``None`` when this build has none."""
-    try:
-        return importlib.import_module("scoring.validate").validate
-    except (ImportError, AttributeError):
-        return None
-
-
 def season_log(
     players: int, side: str, revealed: dict[str, list[str]], season_index: int
 ) -> dict | None:
@@ -268,12 +259,8 @@ def explain_new_cells(
 ) -> dict:
     """The validator's verdict on this season's new cells, given the sheets at the end of the
     earlier seasons (spring first) and the card log up to this season when known."""
-    validate = validator()
-    if validate is None:
-        return {
-            "verdict": "unchecked",
-            "reasons": [{"message": "this build has no legality validator", "cells": []}],
-        }
+    from scoring.validate import validate  # OR-Tools loads when a season is first checked
+
     try:
         return validate(sheet, log=log, previous=earlier or None, time_limit=time_limit).to_json()
     except ValueError as e:  # a card log the validator refuses

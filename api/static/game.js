@@ -115,7 +115,7 @@ async function upload(file) {
       { method: "POST", body: form });
     const s = r.score;
     const legal = { legal: "it can come from a real game", illegal: "it breaks the rules",
-      "cannot-tell": "cannot tell whether it breaks the rules", unchecked: "not checked against the rules" };
+      "cannot-tell": "cannot tell whether it breaks the rules" };
     say($("upload-status"), `${player}, ${season}: ${s.total} stars (${s.edicts.map((e) => `${cardName(e.card)} ${e.stars}`).join(" + ")}` +
       ` + ${s.coins} coins − ${s.monster_penalty} for monsters); ${legal[r.checks.legality.verdict] || r.checks.legality.verdict}.`, "ok");
     await showStandings();
