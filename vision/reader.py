@@ -1,11 +1,16 @@
 """The reader pipeline: photo bytes → :class:`Reading` (the map, coins, confidences, warnings).
 
-load (vision.load) → find, check and refine the grid (vision.grid) → side and orientation from the
-printed mountains and the coin track, with the one-cell-shift guard (vision.orient) → per-cell
-features normalised against this sheet's paper (vision.features) → classifier probabilities
-(vision.classify) → coin count (vision.coins) → warnings. Coordinates in a Reading are pixels
-of the photo as the user sees it (EXIF orientation applied, full resolution).
-"""
+:func:`read_image` runs the stages in order, each returning a typed result:
+
+1. :func:`locate` → :class:`Located`: find, check and refine the grid (vision.grid); side and turn
+   from the printed mountains and the coin track, with the one-cell-shift guard (vision.orient);
+2. :func:`classify_cells` → :class:`CellReading`: per-cell features normalised against this
+   sheet's paper (vision.features), classifier probabilities (vision.classify);
+3. :func:`read_coins` → :class:`vision.coins.CoinReading`: the coin count (vision.coins);
+4. :func:`flag_cells` → :class:`Flags`: the cells to check and the warnings in words.
+
+Coordinates in a Reading are pixels of the photo as the user sees it (EXIF orientation applied,
+full resolution)."""
 
 from __future__ import annotations
 
@@ -31,7 +36,7 @@ from vision.coins import (
     most_coins,
     track_match,
 )
-from vision.features import cell_features, paper_ring
+from vision.features import PaperModel, cell_features, paper_ring
 from vision.grid import (
     DOUBT_U,
     PX,
@@ -199,60 +204,109 @@ def locate(loaded: LoadedPhoto, side: str | None = None) -> Located:
     return Located(fit, upright, orientation, sample_cells(image, upright))
 
 
+@dataclass(frozen=True)
+class CellReading:
+    """Every cell's terrain, confidence and class probabilities, with the paper model the cell
+    features were normalised against (the coins are judged against it too)."""
+
+    sheet: Sheet  # the cells as read; the coin count is read next
+    probs: np.ndarray  # (drawable cells, classes), ``layout.drawable`` order
+    confidence: list[list[float]]
+    probabilities: list[list[dict]]
+    paper: PaperModel
+
+
+@dataclass(frozen=True)
+class Flags:
+    """The cells a player should check, and the reading's warnings in words."""
+
+    low_confidence_cells: list[tuple[int, int]]
+    warnings: list[str]
+
+
 def read_image(
     loaded: LoadedPhoto, side: str | None = None, model: ReaderModel | None = None
 ) -> Reading:
-    """Read a decoded photo (see :func:`read_photo`)."""
+    """Read a decoded photo (see :func:`read_photo`): locate the sheet, classify the cells, count
+    the coins, flag what is unsure."""
     start = time.perf_counter()
-    image = loaded.image
     located = locate(loaded, side)  # before loading the model: a photo without a sheet answers fast
     model = model or default_model()
-    fit, upright, orientation, cells = (
-        located.fit,
-        located.upright,
-        located.orientation,
-        located.cells,
+    cells = classify_cells(loaded.image, located, model)
+    coins, coin_centres = read_coins(loaded.image, located, cells, model)
+    flags = flag_cells(loaded, located, cells, coins, model)
+    s = loaded.scale
+    upright = located.upright
+    return Reading(
+        sheet=replace(cells.sheet, coins=coins.count),
+        cell_confidence=cells.confidence,
+        coin_confidence=coins.confidence,
+        low_confidence_cells=flags.low_confidence_cells,
+        warnings=flags.warnings,
+        grid_corners=np.round(upright.corners * s, 1).tolist(),
+        cell_outlines=np.round(upright.cell_outlines() * s, 1).tolist(),
+        intersections=np.round(upright.intersections * s, 2).tolist(),
+        photo_size=loaded.original_size,
+        cell_probabilities=cells.probabilities,
+        coin_probabilities=list(coins.filled_probability),
+        coin_centres=np.round(coin_centres * s, 1).tolist(),
+        orientation=_orientation_summary(located.orientation, located.fit),
+        seconds=time.perf_counter() - start,
     )
-    layout = SIDES[orientation.side]
+
+
+def classify_cells(image: np.ndarray, located: Located, model: ReaderModel) -> CellReading:
+    """The classifier's reading of every drawable cell; the printed cells (mountains, wasteland)
+    are sure."""
+    side = located.orientation.side
+    layout = SIDES[side]
     feats, paper = cell_features(
-        cells, orientation.side, PX, paper_ring(image, upright.intersections)
+        located.cells, side, PX, paper_ring(image, located.upright.intersections)
     )
     # row by row: the order the model's neighbour summary relates them in
-    drawable = layout.drawable
-    probs = model.cell_probabilities(feats[[r * GRID + c for r, c in drawable]])
+    probs = model.cell_probabilities(feats[[r * GRID + c for r, c in layout.drawable]])
     grid_terrain, confidence, probabilities = _cell_grids(layout, probs)
-    # its coins are read next
-    sheet = Sheet(orientation.side, tuple(tuple(row) for row in grid_terrain))
-    drawn = len(sheet.drawn_cells())  # bounds the count; with many, a read of 0 may be a full track
-    coins, coin_centres = _read_coins(image, upright, paper, orientation.side, model, drawn)
-    coins = doubt_empty_track(coins, drawn)
-    threshold, unfamiliar = model.sheet_threshold(probs.max(axis=1))
+    sheet = Sheet(side, tuple(tuple(row) for row in grid_terrain))
+    return CellReading(sheet, probs, confidence, probabilities, paper)
+
+
+def read_coins(
+    image: np.ndarray, located: Located, cells: CellReading, model: ReaderModel
+) -> tuple[CoinReading, np.ndarray]:
+    """The coin count from the coin classifier's per-coin probabilities, and the 14 coins' centres
+    in ``image`` px (for the overlay). The side's mountain coins are the reference for an unmarked
+    coin; the cells drawn as read bound the count, and with many a read of 0 may be a full track."""
+    upright, side = located.upright, located.orientation.side
+    drawn = len(cells.sheet.drawn_cells())
+    to_photo = coin_track_mapping(image, upright)
+    feats = coin_track_features(image, upright, cells.paper, side, to_photo=to_photo)
+    reading = count_from_probabilities(
+        model.coin_probabilities(feats), coin_reliability(feats), most=most_coins(drawn)
+    )
+    return doubt_empty_track(reading, drawn), coin_centres_px(to_photo)
+
+
+def flag_cells(
+    loaded: LoadedPhoto,
+    located: Located,
+    cells: CellReading,
+    coins: CoinReading,
+    model: ReaderModel,
+) -> Flags:
+    """The cells to check: under the model's confidence threshold for this sheet, or where the grid
+    may be off by more than ``DOUBT_U``; every cell when side, turn or shift are in doubt."""
+    upright, orientation = located.upright, located.orientation
+    drawable = SIDES[orientation.side].drawable
+    threshold, unfamiliar = model.sheet_threshold(cells.probs.max(axis=1))
     misplaced = [(r, c) for (r, c) in drawable if cell_doubt(upright, r, c) > DOUBT_U]
-    low = sorted({(r, c) for (r, c) in drawable if confidence[r][c] < threshold} | set(misplaced))
+    unsure = {(r, c) for (r, c) in drawable if cells.confidence[r][c] < threshold}
+    low = sorted(unsure | set(misplaced))
     if orientation.in_doubt:
         low = list(drawable)  # the grid may be misplaced or upside down: nothing is sure
     warnings = _warnings(
-        loaded, upright, cells, orientation, low, coins, unfamiliar, len(misplaced)
+        loaded, upright, located.cells, orientation, low, coins, unfamiliar, len(misplaced)
     )
-    sheet = replace(sheet, coins=coins.count)
-    s = loaded.scale
-    pts = upright.intersections * s
-    return Reading(
-        sheet=sheet,
-        cell_confidence=confidence,
-        coin_confidence=coins.confidence,
-        low_confidence_cells=low,
-        warnings=warnings,
-        grid_corners=np.round(upright.corners * s, 1).tolist(),
-        cell_outlines=np.round(upright.cell_outlines() * s, 1).tolist(),
-        intersections=np.round(pts, 2).tolist(),
-        photo_size=loaded.original_size,
-        cell_probabilities=probabilities,
-        coin_probabilities=list(coins.filled_probability),
-        coin_centres=np.round(coin_centres * s, 1).tolist(),
-        orientation=_orientation_summary(orientation, fit),
-        seconds=time.perf_counter() - start,
-    )
+    return Flags(low, warnings)
 
 
 def _cell_grids(layout, probs: np.ndarray) -> tuple[list[list], list[list], list[list[dict]]]:
@@ -296,20 +350,6 @@ def cell_doubt(upright: GridFit, r: int, c: int) -> float:
     (:attr:`vision.grid.GridFit.crossing_doubt`). Above ``DOUBT_U`` the cell may be sampled
     partly from its neighbour, so it is flagged whatever the classifier says."""
     return float(upright.crossing_doubt[r : r + 2, c : c + 2].max())
-
-
-def _read_coins(
-    image: np.ndarray, upright: GridFit, paper, side: str, model: ReaderModel, drawn: int
-) -> tuple[CoinReading, np.ndarray]:
-    """Coin count from the coin classifier's per-coin probabilities (``side``: whose mountain coins
-    are the reference for an unmarked coin; ``drawn``: the sheet's drawn cells as read, which bound
-    the count), and the 14 coins' centres in ``image`` px (for the overlay)."""
-    to_photo = coin_track_mapping(image, upright)
-    feats = coin_track_features(image, upright, paper, side, to_photo=to_photo)
-    reading = count_from_probabilities(
-        model.coin_probabilities(feats), coin_reliability(feats), most=most_coins(drawn)
-    )
-    return reading, coin_centres_px(to_photo)
 
 
 #: The "cells to check" warning names this many cells; the map's own marks show the rest.
