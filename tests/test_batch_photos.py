@@ -19,21 +19,7 @@ import pytest
 from api.batch import BatchOptions, journal_path, run_batch
 from tests.test_batch import CARDS, comparable
 
-vision = pytest.importorskip("vision")
 PHOTOS = 5
-
-
-def reader_ready() -> bool:
-    try:
-        from vision.classify import default_model
-
-        default_model()
-        return True
-    except Exception:  # noqa: BLE001 — ModelMissingError or an unreadable model
-        return False
-
-
-pytestmark = pytest.mark.skipif(not reader_ready(), reason="no trained reader model in this build")
 
 
 @pytest.fixture(scope="module")

@@ -146,7 +146,6 @@ def test_other_changes_to_the_past_are_rejected(client, change, expected):
 
 
 def test_new_cells_the_season_cannot_explain_are_rejected(client):
-    pytest.importorskip("scoring.validate")
     rec = record(4, "A", 7)
     game = new_game(client, rec)
     play_through(client, game, rec, seasons=1)

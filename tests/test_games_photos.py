@@ -12,12 +12,7 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
-from tests.test_batch_photos import reader_ready
 from tests.test_games import SEASONS, altered, client, db_url, new_game, record  # noqa: F401 — fixtures
-
-pytestmark = pytest.mark.skipif(not reader_ready(), reason="no trained reader model in this build")
 
 CAREFUL = {
     "tilt_deg": 8.0,
