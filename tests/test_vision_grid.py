@@ -771,3 +771,26 @@ def test_a_lattice_slid_off_over_most_of_the_sheet_is_reanchored_on_its_few_sure
     assert reanchored.doubted < now.doubted
     one_tier = FinishTuning(min_sure_few=tuning.min_sure)  # no second tier: the lattice stays off
     assert finish.reanchored(photo, dark, now, tuning.sure_u[0], found_score, one_tier) is None
+
+
+def test_the_likeness_rescue_takes_a_faint_lattice_on_alike_mountains_never_one_a_cell_off():
+    """A refused lattice in place, its lines faint (a veil over the sheet), passes on its five
+    alike mountains; the same lattice a cell off, or from a fallback outline (strict), does not."""
+    photo, truth = warped_sheet("B", 1, seed=3, tilt=20.0)
+    veiled = (0.35 * photo + 0.65 * 235).astype(np.uint8)  # faint lines, pale mountains
+    hom = grid.homography_from_intersections(truth)
+    zero = np.zeros((12, 12, 2))
+    assert profiles.likeness_margin_at(veiled, truth) >= SHIPPED.accept.likeness_carries
+    found = rescue.likeness_rescued(veiled, [FailedLattice(hom, truth, zero, False)], SHIPPED)
+    assert found is not None
+    pts = lattice_points(found.homography, found.disp).reshape(12, 12, 2)
+    assert np.abs(pts - truth).max() < 1e-3
+    assert rescue.likeness_rescued(veiled, [FailedLattice(hom, truth, zero, True)], SHIPPED) is None
+    off = cv2.perspectiveTransform(
+        (grid.ideal_intersections() + [1.0, 0.0]).reshape(1, -1, 2), hom
+    )[0].reshape(12, 12, 2)
+    off_hom = grid.homography_from_intersections(off)
+    assert profiles.likeness_margin_at(veiled, off) < SHIPPED.accept.likeness_carries
+    assert (
+        rescue.likeness_rescued(veiled, [FailedLattice(off_hom, off, zero, False)], SHIPPED) is None
+    )

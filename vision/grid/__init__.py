@@ -10,7 +10,8 @@ The stages, in the order a photo meets them (docs/printed-sheet.md, "Layout"):
 3. Candidates (:mod:`vision.grid.candidates`): each hypothesis refined locally and checked; the
    user's sheet chosen among those that pass.
 4. Search (:mod:`vision.grid.search`): the passes of :data:`GRID_PASSES`, cheapest first, ending
-   with the thin-line rescue (:mod:`vision.grid.rescue`, :mod:`vision.grid.linefit`).
+   with the rescues of refused lattices, on thin lines and by the mountains' likeness
+   (:mod:`vision.grid.rescue`, :mod:`vision.grid.linefit`).
 5. Finish (:mod:`vision.grid.finish`): the 144 crossings snapped at full resolution and made a
    smooth field (:mod:`vision.grid.snap`), each with a doubt, corrected where in doubt.
 

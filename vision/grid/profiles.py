@@ -202,8 +202,13 @@ def likeness_settles(image: np.ndarray, intersections: np.ndarray) -> bool:
     """Whether the five mountains of some side and turn look alike on this lattice, clearly more
     than any other layout's and any one-cell shift's (:func:`vision.orient.likeness_sure`): the
     check for printings whose mountains are not dark (line art on white)."""
-    cells = rectify_cell_area(image, intersections, PX)
-    return best_likeness_margin(cells, PX) >= LIKENESS_SURE_MARGIN
+    return likeness_margin_at(image, intersections) >= LIKENESS_SURE_MARGIN
+
+
+def likeness_margin_at(image: np.ndarray, intersections: np.ndarray) -> float:
+    """How much more alike the five mountains of the best side and turn look on this lattice than
+    any other layout's or any one-cell shift's (:func:`vision.orient.best_likeness_margin`)."""
+    return best_likeness_margin(rectify_cell_area(image, intersections, PX), PX)
 
 
 def share_inside(intersections: np.ndarray, shape: tuple[int, ...]) -> float:

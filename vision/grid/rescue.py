@@ -22,6 +22,7 @@ from vision.grid.profiles import (
     THIN_PX,
     glyph_settles,
     lattice_score,
+    likeness_margin_at,
     likeness_settles,
     mountain_separation,
     share_inside,
@@ -158,3 +159,36 @@ def rivals(
         ):
             out.append(lattice)
     return out
+
+
+def likeness_rescued(
+    image: np.ndarray, failed: list[FailedLattice], tuning: GridTuning
+) -> Candidate | None:
+    """The best failed lattice from a frame outline whose lines show at least faintly
+    (``faint_line_contrast`` on the photo shrunk to the search size) and whose five mountains look
+    alike by ``likeness_carries``: dashed lines too faint for the line checks, mountains too
+    crowded by dark shading to stand out by darkness, but printed alike."""
+    check = tuning.accept
+    shrink = min(1.0, tuning.search.long_side / max(image.shape[:2]))
+    small = cv2.resize(image, None, fx=shrink, fy=shrink, interpolation=cv2.INTER_AREA)
+    darkest = line_image(small)
+    passing: list[Candidate] = []
+    for lattice in failed:
+        pts = lattice.intersections
+        score = 0.0 if lattice.strict else lattice_score(darkest, pts * shrink)
+        if score < check.faint_line_contrast:
+            continue
+        if likeness_margin_at(image, pts) < check.likeness_carries:
+            continue
+        separation = max(mountain_separation(image, pts), 0.0)
+        passing.append(
+            Candidate(
+                lattice.homography,
+                lattice.disp,
+                score,
+                separation,
+                area_corners(pts),
+                share_inside(pts, image.shape),
+            )
+        )
+    return choose(passing)

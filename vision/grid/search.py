@@ -2,7 +2,9 @@
 
 Each pass sees the photo, the lattice found so far and every lattice the earlier passes refined
 but refused; it returns the lattice found now and the lattices it refused. A search pass runs only
-while nothing is found (:class:`Search`); the thin-line rescue runs last (:class:`ThinLineRescue`).
+while nothing is found (:class:`Search`); then the refused lattices are judged again, on thin lines
+(:class:`ThinLineRescue`) and, when still nothing is found, by their mountains' likeness
+(:class:`LikenessRescue`).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from vision.grid.candidates import (
 )
 from vision.grid.profiles import lattice_fit
 from vision.grid.quads import outline_fallbacks, quad_candidates, quad_hypotheses
-from vision.grid.rescue import rescued, rivals
+from vision.grid.rescue import likeness_rescued, rescued, rivals
 from vision.grid.segments import segment_quads
 from vision.grid.tuning import GridTuning
 from vision.lattice import line_image
@@ -213,6 +215,27 @@ class ThinLineRescue:
         return PassResult(found)
 
 
+@dataclass(frozen=True)
+class LikenessRescue:
+    """When nothing was found, the refused lattices from frame outlines whose five printed
+    mountains look alike (:func:`likeness_rescued`): faint dashed lines, mountains crowded by
+    dark shading."""
+
+    name: str = "likeness rescue"
+
+    def wanted(self, image: np.ndarray, found: Candidate | None, tuning: GridTuning) -> bool:
+        return found is None
+
+    def run(
+        self,
+        image: np.ndarray,
+        found: Candidate | None,
+        failed: Sequence[FailedLattice],
+        tuning: GridTuning,
+    ) -> PassResult:
+        return PassResult(likeness_rescued(image, list(failed), tuning))
+
+
 #: the grid search, cheapest first: the slower sources run only when the cheaper found nothing
 GRID_PASSES: tuple[GridPass, ...] = (
     Search("frame outlines", frame_outlines),
@@ -220,6 +243,7 @@ GRID_PASSES: tuple[GridPass, ...] = (
     Search("fallback outlines", FallbackOutlines()),
     Search("fallback outlines, larger", FallbackOutlines(), retry=True),
     ThinLineRescue(),
+    LikenessRescue(),
 )
 
 

@@ -49,6 +49,10 @@ class AcceptTuning:
     #: (``segment_mountains``), not clearly
     segment_clear_lines: float = 2.0
     segment_mountains: float = 0.03
+    #: faint lines (at least ``faint_line_contrast``) from a frame outline pass when the five
+    #: mountains look this much more alike than any other layout's or shift's: 0.69–0.75 where
+    #: the publisher's colour sheet's faint dashed lines failed, at most 0.29 on lattices off
+    likeness_carries: float = 0.5
 
 
 @dataclass(frozen=True)
