@@ -350,19 +350,3 @@ def test_mountain_reference_of_a_low_resolution_photo_is_finite_and_says_so():
     cols = mountain_columns(drawn.image, pts, "A")
     assert all(np.isfinite(v).all() for v in cols.values())
     assert cols["mountain_radius_px"][0] == pytest.approx(1.6, rel=0.05)
-
-
-def test_mountain_coins_not_where_the_layout_puts_them_are_no_reference():
-    """A printing whose mountains carry no coin where ours do: the mountain features are missing
-    (the track alone decides), not a comparison with whatever lies at that spot."""
-    image, pts = flat_sheet("B", 3, 5)
-    assert not np.isnan(mountain_columns(image, pts, "B")["darkness-mountain"]).any()
-    bare = image.copy()
-    for r, c in SIDES["B"].mountains:  # the printed coin covered by the mountain's own brown
-        cx, cy = pts[r, c] + (pts[r, c + 1] - pts[r, c]) * 0.8 + (pts[r + 1, c] - pts[r, c]) * 0.2
-        brown = image[int(pts[r, c][1] + 0.7 * PX_PER_U), int(pts[r, c][0] + 0.3 * PX_PER_U)]
-        cv2.circle(bare, (int(round(cx)), int(round(cy))), int(0.16 * PX_PER_U), brown.tolist(), -1)
-    fit, paper = fit_and_paper(bare, pts, "B")
-    assert not coins.mountain_coins(bare, fit, "B", paper).in_place
-    columns = mountain_columns(bare, pts, "B")
-    assert all(np.isnan(v).all() for v in columns.values())
