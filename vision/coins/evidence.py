@@ -80,12 +80,10 @@ def coin_track_features(
 ) -> np.ndarray:
     """(14, F) :func:`coin_features` of the curl-following strip (through ``to_photo``, default
     :func:`coin_track_mapping`), with ``side``'s printed mountain coins (:func:`mountain_coins`)
-    as the reference for an unmarked coin where they are found in place
-    (:attr:`MountainCoins.in_place`; otherwise the mountain features are missing and the track
-    alone decides). The count needs :func:`coin_reliability` of these features."""
+    as the reference for an unmarked coin (the count needs :func:`coin_reliability` of these
+    features)."""
     strip = coin_strip(image, upright, px, to_photo)
-    mountains = mountain_coins(image, upright, side, paper)
-    return coin_features(strip, px, paper, mountains if mountains.in_place else None)
+    return coin_features(strip, px, paper, mountain_coins(image, upright, side, paper))
 
 
 def coin_reliability(features: np.ndarray) -> np.ndarray:

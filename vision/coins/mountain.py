@@ -61,11 +61,6 @@ MOUNTAIN_FEATURE_NAMES = [
 ]
 
 
-#: the mountain coins' median template match below which they are not where our layout puts them:
-#: the 0.5th percentile over 600 look-alike training photos (jittered grids)
-MOUNTAIN_MATCH_MIN = 0.45
-
-
 @dataclass(frozen=True)
 class MountainCoins:
     """The printed mountain coins of one photo: each one's centre darkness and texture against the
@@ -75,13 +70,6 @@ class MountainCoins:
     descriptors: np.ndarray
     match: np.ndarray
     radius_px: float
-
-    @property
-    def in_place(self) -> bool:
-        """Whether the printed coins are where our layout puts them (median template match at
-        least :data:`MOUNTAIN_MATCH_MIN`): other printings draw the mountain's coin elsewhere or
-        not at all, and then these are no reference."""
-        return float(np.median(self.match)) >= MOUNTAIN_MATCH_MIN
 
 
 def _centre_descriptor(

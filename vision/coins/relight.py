@@ -78,9 +78,7 @@ def coin_training_features(
     px: int = COIN_PX,
 ) -> tuple[np.ndarray, np.ndarray]:
     """(:func:`coin_track_features`, the same features of the strip under other light
-    (:func:`relight_strip`)) for one training photo; both copies carry the photo's labels. The
-    mountain coins are always the reference here (a look-alike photo's are in place on 99.5 %
-    of training photos); the reader drops them where they are not in place.
+    (:func:`relight_strip`)) for one training photo; both copies carry the photo's labels.
 
     Coin models fitted on 650 training-like photos with and without the copies: dev photos (575
     found, seeds 507…/508…, mean of three random starts) coins exact 536 -> 541, glare photos
