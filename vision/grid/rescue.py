@@ -174,19 +174,20 @@ def likeness_rescued(
     darkest = line_image(small)
     passing: list[Candidate] = []
     for lattice in failed:
+        if lattice.strict:
+            continue
         pts = lattice.intersections
-        score = 0.0 if lattice.strict else lattice_score(darkest, pts * shrink)
+        score = lattice_score(darkest, pts * shrink)
         if score < check.faint_line_contrast:
             continue
         if likeness_margin_at(image, pts) < check.likeness_carries:
             continue
-        separation = max(mountain_separation(image, pts), 0.0)
         passing.append(
             Candidate(
                 lattice.homography,
                 lattice.disp,
                 score,
-                separation,
+                max(mountain_separation(image, pts), 0.0),
                 area_corners(pts),
                 share_inside(pts, image.shape),
             )
