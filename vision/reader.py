@@ -24,6 +24,7 @@ import numpy as np
 from scoring.sheet import Sheet
 from scoring.sides import SIDES, cell_name
 from scoring.terrain import Terrain
+from scoring.written import WrittenScores
 from vision.classify import CELL_CLASSES, ReaderModel, default_model
 from vision.coins import (
     CoinReading,
@@ -86,6 +87,7 @@ class Reading:
     )  # 14 × [x, y] photo px, the printed coins left to right
     orientation: dict = field(default_factory=dict)
     seconds: float = 0.0
+    written: WrittenScores | None = None  # the season boxes and final total, where read
 
     @property
     def side(self) -> str:
