@@ -52,6 +52,9 @@ ERRORS: Mapping[str, ErrorKind] = MappingProxyType(
         ),
         "bad-cards": ErrorKind(422, "unknown, repeated or too few scoring cards"),
         "bad-season": ErrorKind(422, "the season is not spring, summer, fall or winter"),
+        "bad-written": ErrorKind(
+            422, "the written season numbers are not whole numbers in their boxes (field named)"
+        ),
         "bad-log": ErrorKind(422, "the card log JSON is malformed (message names the field)"),
         "no-grid": ErrorKind(422, "no map grid could be found in the photo"),
         "wrong-side": ErrorKind(422, "the photo does not show the requested sheet side"),

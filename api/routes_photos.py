@@ -27,18 +27,19 @@ async def read(
     side: str | None = Form(None, description="'A' or 'B' if known; read from the photo otherwise"),
 ):
     """The reading: side, cells, coins, confidences,
-    warnings and each cell's outline in photo pixels."""
+    warnings and each cell's outline in photo pixels; the numbers written in the season boxes
+    and the checks that need no cards."""
     side = work.check_side(side)
     data = await photo.read()
     work.check_photo(data, settings)
     reading = await cpu.run(work.read_sheet_photo, data, side)
-    return reading.to_json()
+    return work.reading_json(reading)
 
 
 @router.post(
     "/score",
     response_model=schemas.PhotoScore,
-    response_model_exclude_none=True,
+    response_model_exclude_unset=True,
     summary="Read and score a photo",
     responses=error_responses(*work.PHOTO_ERRORS, "bad-cards", "bad-season"),
 )
@@ -50,7 +51,8 @@ async def score(
     season: str | None = Form(None, description="spring, summer, fall or winter"),
     side: str | None = Form(None, description="'A' or 'B' if known"),
 ):
-    """Reading + score breakdown + the sheet-only legality verdict."""
+    """Reading + score breakdown (with the checks of the written numbers) + the sheet-only
+    legality verdict."""
     side = work.check_side(side)
     data = await photo.read()
     work.check_photo(data, settings)

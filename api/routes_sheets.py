@@ -20,7 +20,7 @@ router = APIRouter(prefix="/v1")
 @router.post(
     "/score-map",
     response_model=schemas.ScoreReport,
-    response_model_exclude_none=True,
+    response_model_exclude_unset=True,
     tags=["sheet"],
     summary="Score a sheet (e.g. after corrections)",
     responses=error_responses(
@@ -30,12 +30,39 @@ router = APIRouter(prefix="/v1")
         "bad-sheet",
         "bad-cards",
         "bad-season",
+        "bad-written",
         "unsupported-media-type",
     ),
 )
 async def score_map(body: schemas.ScoreMapRequest, cpu: CpuDep):
-    """The score breakdown with each card's evidence cells, per season."""
-    return await cpu.run(work.score_sheet, body.sheet.model_dump(), body.cards, body.season)
+    """The score breakdown with each card's evidence cells, per season; with the numbers written
+    on the sheet (optional), their checks."""
+    return await cpu.run(
+        work.score_sheet, body.sheet.model_dump(), body.cards, body.season, body.written_json()
+    )
+
+
+@router.post(
+    "/check-written",
+    response_model=schemas.WrittenReport,
+    tags=["sheet"],
+    summary="Check the numbers written in the season boxes",
+    responses=error_responses(
+        *work.WORK_ERRORS,
+        "bad-json",
+        "invalid-request",
+        "bad-sheet",
+        "bad-cards",
+        "bad-written",
+        "unsupported-media-type",
+    ),
+)
+async def check_written(body: schemas.CheckWrittenRequest, cpu: CpuDep):
+    """Where the written season numbers cannot be right, for this map (the map at the game's end)
+    and, when given, the four cards; and the checked total."""
+    return await cpu.run(
+        work.check_written_numbers, body.sheet.model_dump(), body.cards, body.written_json()
+    )
 
 
 @router.post(

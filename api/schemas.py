@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
 from scoring.sheet import Sheet
 from scoring.terrain import Terrain
@@ -51,13 +51,79 @@ CardsField = Field(
 )
 
 
-class ScoreMapRequest(BaseModel):
+SeasonName = Literal["spring", "summer", "fall", "winter"]
+#: The example in /docs: a player's four boxes and shield, with one slip in spring's sum.
+EXAMPLE_WRITTEN = [
+    {"season": "spring", "edicts": [1, 0], "coins": 1, "monsters": 0, "total": 3},
+    {"season": "summer", "edicts": [0, 0], "coins": 2, "monsters": 0, "total": 2},
+    {"season": "fall", "edicts": [0, 0], "coins": 2, "monsters": None, "total": 2},
+    {"season": "winter", "edicts": [0, 1], "coins": 2, "monsters": 0, "total": 3},
+]
+
+
+class WrittenBox(BaseModel):
+    """One season box as the player wrote it; ``null`` where a cell is blank."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    season: SeasonName | None = Field(None, description="omitted: the box's place in the list")
+    edicts: list[StrictInt | None] = Field(
+        [None, None],
+        min_length=2,
+        max_length=2,
+        description="the stars written for the season's two edicts, in the season's order "
+        "(spring: A, B; summer: B, C; fall: C, D; winter: D, A)",
+    )
+    coins: StrictInt | None = Field(None, description="the coins written")
+    monsters: StrictInt | None = Field(
+        None, description="the monster penalty written, with or without its minus sign"
+    )
+    total: StrictInt | None = Field(None, description="the season total written")
+
+
+class WrittenNumbers(BaseModel):
+    """The numbers a player wrote on the sheet, typed in (docs/formats.md, "Written numbers")."""
+
+    seasons_written: list[WrittenBox] | None = Field(
+        None,
+        max_length=4,
+        description="the season boxes, in season order; null or omitted: nothing written",
+        examples=[EXAMPLE_WRITTEN],
+    )
+    final_total_written: StrictInt | None = Field(
+        None, description="the number in the final-total shield", examples=[11]
+    )
+
+    def written_json(self) -> dict[str, Any]:
+        """The two fields as ``scoring.written.WrittenScores.from_json`` takes them."""
+        boxes = self.seasons_written
+        return {
+            "seasons_written": None
+            if boxes is None
+            else [b.model_dump(exclude=None if b.season else {"season"}) for b in boxes],
+            "final_total_written": self.final_total_written,
+        }
+
+
+class ScoreMapRequest(WrittenNumbers):
     sheet: SheetJson
     cards: list[str] | str = CardsField
     season: str | None = Field(
         None,
         description="spring, summer, fall or winter; omitted: all "
         "four seasons scored on this same sheet",
+    )
+
+
+class CheckWrittenRequest(WrittenNumbers):
+    """A sheet and the numbers written on it; the cards, when known, add the winter edict check."""
+
+    sheet: SheetJson
+    cards: list[str] | str | None = Field(
+        None,
+        description="the four scoring cards under edicts A–D (slugs or printed names); omitted: "
+        "the checks that need no cards",
+        examples=[["sentinel-wood", "canal-lake", "wildholds", "borderlands"]],
     )
 
 
@@ -70,8 +136,44 @@ class ValidateRequest(BaseModel):
 
 
 # ---- responses --------------------------------------------------------------------------------
-class Reading(Open):
-    """What the reader saw in a photo."""
+class WrittenCheck(Open):
+    code: str = Field(
+        description="season-sum, final-sum, winter-edicts, winter-coins, winter-monsters, "
+        'coins-decrease, coins-exceed or monsters-exceed (docs/rules.md, "Written scores")'
+    )
+    season: SeasonName | None = Field(description="the season box; null: the final total")
+    message: str = Field(description="the discrepancy in words")
+
+
+class WrittenFields(Open):
+    """The written numbers and their checks, as every face answers them."""
+
+    seasons_written: list[WrittenBox] | None = Field(
+        None, description="the four season boxes in season order; null: nothing written"
+    )
+    final_total_written: int | None = None
+    written_confidence: dict[str, float] = Field(
+        default_factory=dict,
+        description="'spring.edict1' … 'winter.total', 'final' → the reader's confidence; "
+        "empty for typed-in numbers",
+    )
+    checks: list[WrittenCheck] = Field(
+        default_factory=list, description="where the written numbers cannot be right"
+    )
+
+
+class WrittenReport(WrittenFields):
+    """``/v1/check-written``: the numbers, the checks, and the checked total."""
+
+    checked_total: int | None = Field(
+        None,
+        description="winter scored on this map + the written spring, summer and fall totals "
+        "(null without the four cards or with one of those totals blank)",
+    )
+
+
+class Reading(WrittenFields):
+    """What the reader saw in a photo, with the numbers written in the season boxes."""
 
     side: str
     cells: list[list[str]]
@@ -112,8 +214,9 @@ class SeasonScore(Open):
     total: int
 
 
-class ScoreReport(Open):
-    """The score JSON of docs/formats.md, with each card's evidence cells."""
+class ScoreReport(WrittenFields):
+    """The score JSON of docs/formats.md, with each card's evidence cells and the checks of the
+    numbers written on the sheet."""
 
     side: str
     coins: int

@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from api.written_view import split_written
 from scoring.sheet import Sheet, SheetError
+from scoring.written import WrittenError, WrittenScores
 
 MAX_SHEET_BYTES = 1_000_000  # a sheet is ~2 kB; anything this big is not a sheet
 
@@ -44,6 +46,13 @@ def binary_kind(raw: bytes) -> str | None:
 
 def load_sheet(path: str | Path) -> Sheet:
     """Load a sheet from ``path``: JSON if it starts with ``{``, else the text form."""
+    return load_sheet_and_written(path)[0]
+
+
+def load_sheet_and_written(path: str | Path) -> tuple[Sheet, WrittenScores]:
+    """A sheet file's map and the numbers written in its season boxes (a sheet JSON's
+    ``seasons_written`` and ``final_total_written``; none in the text form). Bad written numbers
+    raise :class:`scoring.written.WrittenError` naming the file and the field."""
     p = Path(path)
     if p.is_dir():
         raise SheetError(f"{p} is a folder, not a sheet file")
@@ -69,11 +78,21 @@ def load_sheet(path: str | Path) -> Sheet:
             raise SheetError(
                 f"{p} is not valid JSON: {e.msg} at line {e.lineno} column {e.colno}"
             ) from None
+        if not isinstance(data, dict):
+            raise SheetError(f"{p}: a sheet must be a JSON object with side, cells and coins")
+        sheet_part, written = _split(p, data)
         try:
-            return Sheet.from_json(data)
+            return Sheet.from_json(sheet_part), written
         except SheetError as e:
             raise SheetError(f"{p}: {e}", e.field, e.cell) from None
     try:
-        return Sheet.from_text(text)
+        return Sheet.from_text(text), WrittenScores.blank()
     except SheetError as e:
         raise SheetError(f"{p}: {e}", e.field, e.cell) from None
+
+
+def _split(path: Path, data: dict) -> tuple[dict, WrittenScores]:
+    try:
+        return split_written(data)
+    except WrittenError as e:
+        raise WrittenError(f"{path}: {e}") from None

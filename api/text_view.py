@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import textwrap
 
+from api.written_view import written_by_season
 from scoring.cards import CARDS
 from scoring.sheet import Sheet
 from scoring.sides import SIZE
@@ -97,17 +98,13 @@ def format_report(sheet: Sheet, report: dict, colour: bool = False) -> str:
         out += [draw_maps(sheet, panels[start : start + 3], colour), ""]
     out += [legend(sheet, marked=len(panels) > 1), ""]
     if "seasons" in report:
-        out.append(f"{'season':<8} {'edict':<6} {'card':<20} {'stars':>5}")
-        for s in report["seasons"]:
-            for e in s["edicts"]:
-                out.append(
-                    f"{s['season']:<8} {e['edict']:<6} {card_name(e['card']):<20} {e['stars']:>5}"
-                )
-            out.append(f"{'':<8} {'':<6} {'coins':<20} {s['coins']:>5}")
-            out.append(f"{'':<8} {'':<6} {'monsters':<20} {-s['monster_penalty']:>5}")
-            out.append(f"{'':<8} {'':<6} {'season total':<20} {s['total']:>5}")
+        out += season_table(report)
         if len(report["seasons"]) > 1:
             out.append(f"{'four seasons on this map':<36} {report['total']:>5}")
+            if report.get("final_total_written") is not None:
+                out.append(
+                    f"{'final total written':<36} {'':>5} {report['final_total_written']:>7}"
+                )
             out += ["", textwrap.fill(ONE_SHEET_SEASONS, width=96)]
         elif report["seasons"][0]["season"] != "winter":
             out += [
@@ -124,4 +121,40 @@ def format_report(sheet: Sheet, report: dict, colour: bool = False) -> str:
         out.append(f"{'monster penalty':<20} {-report['monster_penalty']:>5}")
     for w in report.get("warnings", []):
         out.append(f"warning: {w}")
+    out += [f"check: {c['message']}" for c in report.get("checks", [])]
     return "\n".join(out)
+
+
+def season_table(report: dict) -> list[str]:
+    """The season rows of a score report; with the numbers the player wrote beside ours when the
+    report carries them (``seasons_written``; ``·`` a blank box cell)."""
+    written = written_by_season(report)
+    head = f"{'season':<8} {'edict':<6} {'card':<20} {'stars':>5}"
+    out = [head + (f" {'written':>7}" if written else "")]
+    for s in report["seasons"]:
+        rows = [
+            (s["season"], e["edict"], card_name(e["card"]), e["stars"], f"edict{i + 1}")
+            for i, e in enumerate(s["edicts"])
+        ]
+        rows += [
+            ("", "", "coins", s["coins"], "coins"),
+            ("", "", "monsters", -s["monster_penalty"], "monsters"),
+            ("", "", "season total", s["total"], "total"),
+        ]
+        box = written.get(s["season"])
+        for season, edict, label, ours, part in rows:
+            line = f"{season:<8} {edict:<6} {label:<20} {ours:>5}"
+            if written:
+                line += f" {written_cell(box, part):>7}"
+            out.append(line)
+    return out
+
+
+def written_cell(box: dict | None, part: str) -> str:
+    """One written number as the table shows it: the penalty with its minus, ``·`` when blank."""
+    if box is None:
+        return "·"
+    value = box["edicts"][int(part[-1]) - 1] if part.startswith("edict") else box[part]
+    if value is None:
+        return "·"
+    return f"-{value}" if part == "monsters" and value else str(value)

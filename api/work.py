@@ -21,11 +21,14 @@ import vision
 from api.errors import ApiError
 from api.settings import Settings
 from api.uploads import image_kind, image_size
+from api.written_view import parse_written, written_fields
 from scoring.cards import CardError, card_slug
 from scoring.report import parse_cards, score_report
 from scoring.seasons import SEASON_BY_NAME, check_setup
 from scoring.sheet import Sheet, SheetError
 from scoring.sides import SIDES
+from scoring.written import WrittenError, WrittenScores
+from scoring.written_checks import checked_total
 from vision.classify import ModelMissingError, default_model
 
 #: PhotoError codes that keep their own name in answers; any other is ``unreadable-photo``.
@@ -125,11 +128,39 @@ def check_season(season: str | None, cards: list[str] | str) -> str | None:
     return season
 
 
-def score_sheet(sheet_json: dict, cards: list[str] | str, season: str | None) -> dict:
-    """``/v1/score-map``: the score report of a sheet."""
+def parse_written_numbers(data: dict | None) -> WrittenScores | None:
+    """Typed-in written numbers, or a ``bad-written`` error naming the field."""
+    if data is None:
+        return None
+    try:
+        return parse_written(data)
+    except WrittenError as e:
+        field = "final_total_written" if "final_total_written" in str(e) else "seasons_written"
+        raise ApiError("bad-written", str(e), field) from None
+
+
+def score_sheet(
+    sheet_json: dict, cards: list[str] | str, season: str | None, written: dict | None = None
+) -> dict:
+    """``/v1/score-map``: the score report of a sheet, with the checks of the written numbers."""
     sheet = parse_sheet(sheet_json)
     slugs = parse_card_list(cards)
-    return score_report(sheet, slugs, check_season(season, slugs))
+    season = check_season(season, slugs)
+    numbers = parse_written_numbers(written)
+    report = score_report(sheet, slugs, season)
+    return {**report, **written_fields(numbers, sheet, slugs, season)}
+
+
+def check_written_numbers(sheet_json: dict, cards: list[str] | str | None, written: dict) -> dict:
+    """``/v1/check-written``: the written numbers' checks and the checked total."""
+    sheet = parse_sheet(sheet_json)
+    slugs = None if cards in (None, "", []) else parse_card_list(cards)  # type: ignore[arg-type]
+    if slugs == "all":
+        raise ApiError("bad-cards", "the checks take the four edict cards, not 'all'", "cards")
+    numbers = parse_written_numbers(written) or WrittenScores.blank()
+    out = written_fields(numbers, sheet, slugs)
+    out["checked_total"] = None if slugs is None else checked_total(numbers, sheet, slugs)
+    return out
 
 
 def check_legality(
@@ -182,11 +213,17 @@ def score_photo(
     slugs = parse_card_list(cards)
     season = check_season(season, slugs)
     reading = read_sheet_photo(data, side)
+    report = score_report(reading.sheet, slugs, season)
     return {
-        "reading": reading.to_json(),
-        "score": score_report(reading.sheet, slugs, season),
+        "reading": reading_json(reading),
+        "score": {**report, **written_fields(reading.written, reading.sheet, slugs, season)},
         "legality": check_legality(reading.sheet, time_limit),
     }
+
+
+def reading_json(reading: vision.Reading) -> dict:
+    """``/v1/read``: the reading, with the written numbers and their card-free checks."""
+    return {**reading.to_json(), **written_fields(reading.written, reading.sheet, None)}
 
 
 def warm_reader() -> None:

@@ -161,6 +161,7 @@ OUR_ROUTES = {
     "/v1/read",
     "/v1/score",
     "/v1/score-map",
+    "/v1/check-written",
     "/v1/validate",
 }
 #: route → a request that reaches the route's CPU work.
@@ -171,6 +172,7 @@ WORK = {
         "data": {"cards": ",".join(FOUR)},
     },
     "/v1/score-map": {"json": {"sheet": SAMPLE, "cards": FOUR}},
+    "/v1/check-written": {"json": {"sheet": SAMPLE, "final_total_written": 12}},
     "/v1/validate": {"json": {"sheet": SAMPLE}},
 }
 #: route → the function doing its CPU work (patched to fail for the 500 test).
@@ -178,6 +180,7 @@ WORK_FN = {
     "/v1/read": "read_sheet_photo",
     "/v1/score": "score_photo",
     "/v1/score-map": "score_sheet",
+    "/v1/check-written": "check_written_numbers",
     "/v1/validate": "validate_sheet",
 }
 
@@ -249,6 +252,50 @@ ERROR_CASES = (
             {"json": {"sheet": SAMPLE, "cards": "all", "season": "fall"}},
             422,
             "bad-season",
+        ),
+        (
+            "post",
+            "/v1/score-map",
+            {"json": {"sheet": SAMPLE, "cards": FOUR, "final_total_written": -4}},
+            422,
+            "bad-written",
+        ),
+        (
+            "post",
+            "/v1/score-map",
+            {"json": {"sheet": SAMPLE, "cards": FOUR, "seasons_written": [{"coins": "3"}]}},
+            422,
+            "invalid-request",
+        ),
+        (
+            "post",
+            "/v1/check-written",
+            {"content": b"{", "headers": {"content-type": "application/json"}},
+            400,
+            "bad-json",
+        ),
+        ("post", "/v1/check-written", {"json": {"cards": FOUR}}, 422, "invalid-request"),
+        ("post", "/v1/check-written", {"json": {"sheet": BAD_CELL}}, 422, "bad-sheet"),
+        (
+            "post",
+            "/v1/check-written",
+            {"json": {"sheet": SAMPLE, "cards": "all"}},
+            422,
+            "bad-cards",
+        ),
+        (
+            "post",
+            "/v1/check-written",
+            {"json": {"sheet": SAMPLE, "seasons_written": [{"total": 1000}]}},
+            422,
+            "bad-written",
+        ),
+        (
+            "post",
+            "/v1/check-written",
+            {"content": b"{}", "headers": {"content-type": "text/plain"}},
+            415,
+            "unsupported-media-type",
         ),
         (
             "post",

@@ -56,12 +56,14 @@ def write_overlay(reading, photo: str, out: str) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from api.text_view import draw_maps, legend
+    from api.written_view import format_written, written_fields
 
     reading = read_or_fail(args.photo, args.side)
     if args.overlay:
         write_overlay(reading, args.photo, args.overlay)
+    written = written_fields(reading.written, reading.sheet, None)  # no cards: card-free checks
     if args.json:
-        print(json.dumps(reading.to_json()))
+        print(json.dumps({**reading.to_json(), **written}))
     else:
         panels = [
             (f"side {reading.side}, {reading.coins} coins", None),
@@ -72,4 +74,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"coins {reading.coins} (confidence {reading.coin_confidence:.2f})")
         for w in reading.warnings:
             print(f"warning: {w}")
+        for line in format_written(written):
+            print(line)
     return 0

@@ -35,6 +35,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from api.commands.read import read_or_fail, write_overlay
     from api.text_view import format_report
+    from api.written_view import written_fields
     from scoring.report import parse_cards, score_report
 
     cards = parse_cards(args.cards)  # bad cards fail before the photo is read
@@ -43,6 +44,7 @@ def run(args: argparse.Namespace) -> int:
         write_overlay(reading, args.photo, args.overlay)
     report = score_report(reading.sheet, cards, args.season)
     report["warnings"] = list(reading.warnings) + report["warnings"]
+    report.update(written_fields(reading.written, reading.sheet, cards, args.season))
     if args.json:
         print(json.dumps({**report, "reading": reading.to_json()}))
     else:
