@@ -12,6 +12,7 @@ from pathlib import Path
 from api.batch_sheet import BatchError, BatchOptions
 from scoring.seasons import rank_players
 from scoring.sheet import Sheet
+from scoring.written import SEASON_NAMES
 
 
 def rank_rows(rows: list[dict]) -> list[dict]:
@@ -48,6 +49,8 @@ def ranking(rows: list[dict]) -> list[dict]:
             "file": r["file"],
             "total": r["total"],
             "monster_stars_lost": r["monster_stars_lost"],
+            "checked_total": r.get("checked_total"),
+            "review": bool(r.get("review")),
         }
         for r in sorted(ok, key=lambda r: (r["place"], r["file"]))
     ]
@@ -95,6 +98,15 @@ CSV_COLUMNS = [
     "error_code",
     "error",
     "warnings",
+    # the numbers written on the sheet (docs/tournaments.md, "Written scores"), appended
+    "spring_written",
+    "summer_written",
+    "fall_written",
+    "winter_written",
+    "final_total_written",
+    "checked_total",
+    "review",
+    "checks",
 ]
 
 
@@ -133,6 +145,19 @@ def csv_row(r: dict) -> dict:
         .splitlines()[1:]
     )
     row["warnings"] = " | ".join(r["warnings"])
+    row.update(written_csv(r))
+    return row
+
+
+def written_csv(r: dict) -> dict:
+    """The written-number columns of one row: each season's written total, the shield, the
+    checked total, ``yes`` for review, and the check messages (blank cells where nothing is)."""
+    boxes = {b["season"]: b for b in r.get("seasons_written") or []}
+    row = {f"{s}_written": boxes.get(s, {}).get("total") for s in SEASON_NAMES}
+    row["final_total_written"] = r.get("final_total_written")
+    row["checked_total"] = r.get("checked_total")
+    row["review"] = "yes" if r.get("review") else "no"
+    row["checks"] = " | ".join(c["message"] for c in r.get("checks", []))
     return row
 
 

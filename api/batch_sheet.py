@@ -8,11 +8,15 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from api.written_view import needs_review, split_written, written_fields
 from scoring.report import score_report
 from scoring.seasons import SEASON_BY_NAME, check_setup
 from scoring.sheet import Sheet, SheetError
 from scoring.sides import cell_name
+from scoring.written import WrittenError, WrittenScores
+from scoring.written_checks import checked_total
 
 SHEET_SUFFIXES = {".json", ".txt"}  # corrected sheets: no photo reading
 
@@ -63,14 +67,24 @@ def looks_like_sheet_text(data: bytes) -> bool:
 
 def read_sheet_file(name: str, data: bytes, side: str | None) -> tuple[Sheet, list[str], list[str]]:
     """The sheet in a file, its low-confidence cells and the reader's warnings."""
+    sheet, low, warnings, _ = read_sheet_and_written(name, data, side)
+    return sheet, low, warnings
+
+
+def read_sheet_and_written(
+    name: str, data: bytes, side: str | None
+) -> tuple[Sheet, list[str], list[str], WrittenScores | None]:
+    """As :func:`read_sheet_file`, and the numbers written in the season boxes: a sheet JSON's
+    ``seasons_written``/``final_total_written``, or what the reader read on a photo."""
     if Path(name).suffix.lower() in SHEET_SUFFIXES or looks_like_sheet_text(data):
         text = data.decode("utf-8", errors="replace")
-        sheet = (
-            Sheet.from_json(json.loads(text))
-            if text.lstrip().startswith("{")
-            else Sheet.from_text(text)
-        )
-        return sheet, [], list(sheet.warnings)
+        if text.lstrip().startswith("{"):
+            raw = json.loads(text)
+            sheet_part, written = split_written(raw) if isinstance(raw, dict) else (raw, None)
+            sheet = Sheet.from_json(sheet_part)
+        else:
+            sheet, written = Sheet.from_text(text), None
+        return sheet, [], list(sheet.warnings), written
     from vision import read_photo  # imported in the worker: the parent never needs OpenCV
 
     reading = read_photo(data, side=side)
@@ -79,7 +93,23 @@ def read_sheet_file(name: str, data: bytes, side: str | None) -> tuple[Sheet, li
         c if isinstance(c, str) else cell_name(tuple(c))
         for c in info.get("low_confidence_cells", [])
     ]
-    return reading.sheet, low, list(info.get("warnings", []))
+    return reading.sheet, low, list(info.get("warnings", [])), reading.written
+
+
+def written_columns(
+    written: WrittenScores | None, sheet: Sheet, options: BatchOptions
+) -> dict[str, Any]:
+    """A row's written numbers, their checks, the checked total and the review flag.
+
+    The checked total (``scoring.written_checks.checked_total``) is winter scored on the map plus
+    the written spring, summer and fall totals; with a ``--season`` before winter the map is not
+    the game's end, so it is ``None`` and only the arithmetic checks run.
+    """
+    fields = written_fields(written, sheet, options.cards, options.season)
+    final_map = options.season in (None, "winter")
+    numbers = written or WrittenScores.blank()
+    checked = checked_total(numbers, sheet, options.cards) if final_map else None
+    return {**fields, "checked_total": checked, "review": needs_review(fields)}
 
 
 def _legality(sheet: Sheet, time_limit: float) -> tuple[str, list[str]]:
@@ -94,15 +124,14 @@ def score_file(name: str, data: bytes, options: BatchOptions) -> dict:
     """One sheet's result row; a failure becomes ``status = error`` with its code and reason."""
     started = time.perf_counter()
     try:
-        sheet, low, warnings = read_sheet_file(name, data, options.side)
+        sheet, low, warnings, written = read_sheet_and_written(name, data, options.side)
         if options.side and sheet.side != options.side:
             raise WrongSide(f"the sheet is side {sheet.side}, the batch is side {options.side}")
         report = score_report(sheet, list(options.cards), options.season)
         legality, reasons = _legality(sheet, options.validate_time_limit)
+        checked = written_columns(written, sheet, options)
     except Exception as e:  # noqa: BLE001 — a bad photo must never stop the batch
-        code = getattr(e, "code", None) or (
-            "bad-sheet" if isinstance(e, (SheetError, json.JSONDecodeError)) else type(e).__name__
-        )
+        code = getattr(e, "code", None) or _error_code(e)
         return {
             "file": name,
             "status": "error",
@@ -134,8 +163,15 @@ def score_file(name: str, data: bytes, options: BatchOptions) -> dict:
         "legality": legality,
         "legality_reasons": reasons,
         "warnings": warnings + report["warnings"],
+        **checked,
         "seconds": round(time.perf_counter() - started, 3),
     }
+
+
+def _error_code(e: Exception) -> str:
+    if isinstance(e, WrittenError):
+        return "bad-written"
+    return "bad-sheet" if isinstance(e, (SheetError, json.JSONDecodeError)) else type(e).__name__
 
 
 ScoreFn = Callable[[str, bytes, BatchOptions], dict]
