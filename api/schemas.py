@@ -162,16 +162,6 @@ class WrittenFields(Open):
     )
 
 
-class WrittenReport(WrittenFields):
-    """``/v1/check-written``: the numbers, the checks, and the checked total."""
-
-    checked_total: int | None = Field(
-        None,
-        description="winter scored on this map + the written spring, summer and fall totals "
-        "(null without the four cards or with one of those totals blank)",
-    )
-
-
 class Reading(WrittenFields):
     """What the reader saw in a photo, with the numbers written in the season boxes."""
 
@@ -212,6 +202,19 @@ class SeasonScore(Open):
     monster_penalty: int
     monster_cells: list[Pair]
     total: int
+
+
+class WrittenReport(WrittenFields):
+    """``/v1/check-written``: the numbers, the checks, and the checked total."""
+
+    checked_total: int | None = Field(
+        None,
+        description="winter scored on this map + the written spring, summer and fall totals "
+        "(null without the four cards or with one of those totals blank)",
+    )
+    winter_on_map: SeasonScore | None = Field(
+        None, description="winter scored on this map, to set beside the written winter box"
+    )
 
 
 class ScoreReport(WrittenFields):

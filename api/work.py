@@ -24,7 +24,7 @@ from api.uploads import image_kind, image_size
 from api.written_view import parse_written, written_fields
 from scoring.cards import CardError, card_slug
 from scoring.report import parse_cards, score_report
-from scoring.seasons import SEASON_BY_NAME, check_setup
+from scoring.seasons import SEASON_BY_NAME, check_setup, score_season
 from scoring.sheet import Sheet, SheetError
 from scoring.sides import SIDES
 from scoring.written import WrittenError, WrittenScores
@@ -160,6 +160,11 @@ def check_written_numbers(sheet_json: dict, cards: list[str] | str | None, writt
     numbers = parse_written_numbers(written) or WrittenScores.blank()
     out = written_fields(numbers, sheet, slugs)
     out["checked_total"] = None if slugs is None else checked_total(numbers, sheet, slugs)
+    if slugs is not None:
+        winter = score_season(sheet, slugs, "winter").to_json()
+        for edict in winter["edicts"]:
+            edict.pop("evidence")
+        out["winter_on_map"] = winter
     return out
 
 

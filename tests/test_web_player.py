@@ -454,3 +454,79 @@ def test_reading_api_is_what_the_page_stubs():
 
     required = {name for name, f in Reading.model_fields.items() if f.is_required()}
     assert required <= set(fake_reading(Sheet.blank("A"), [(0, 0)]))
+
+
+# ---- the numbers written on the sheet: checked, marked, corrected by tap ------------------------
+def written_reading(sheet: Sheet, seasons: list[dict], final: int | None) -> dict:
+    """A /v1/read answer carrying written numbers, as the reader gives them."""
+    from api.written_view import written_fields
+    from scoring.written import WrittenScores
+
+    numbers = WrittenScores.from_json({"seasons_written": seasons, "final_total_written": final})
+    return {**fake_reading(sheet, []), **written_fields(numbers, sheet, None)}
+
+
+def test_a_written_mistake_is_marked_and_clears_when_corrected(page):
+    from scoring.seasons import score_season
+    from scoring.written import WrittenScores
+    from scoring.written_checks import check_written
+
+    sheet = Sheet.from_json(json.loads((ROOT / "samples" / "typical-a.json").read_text()))
+    winter = score_season(sheet, DEFAULT_CARDS, "winter")
+    seasons = [
+        {
+            "season": "spring",
+            "edicts": [4, 1],
+            "coins": 2,
+            "monsters": 3,
+            "total": 4,
+        },  # 4 + 1 + 2 − 3
+        {"season": "summer", "edicts": [2, 3], "coins": 3, "monsters": 4, "total": 4},
+        {"season": "fall", "edicts": [5, 0], "coins": 4, "monsters": 6, "total": 3},
+        {
+            "season": "winter",
+            "edicts": [e.result.stars for e in winter.edicts],
+            "coins": winter.coins,
+            "monsters": winter.monster_penalty,
+            "total": winter.total,
+        },
+    ]
+    final = sum(s["total"] for s in seasons)
+    seasons[0]["edicts"] = [6, 1]  # the player's slip: spring's first edict says 6, the sum used 4
+    expected = check_written(
+        WrittenScores.from_json({"seasons_written": seasons, "final_total_written": final}),
+        sheet,
+        DEFAULT_CARDS,
+    )
+    assert [c.code for c in expected] == ["season-sum"]
+
+    page.route(
+        "**/v1/read", lambda route: route.fulfill(json=written_reading(sheet, seasons, final))
+    )
+    choose_cards(page)
+    upload(page, "sheet.png", tiny_png())
+    page.wait_for_selector("#written-panel:not([hidden])")
+    spring_total = page.locator('#written-table input[data-written="spring.total"]')
+    page.wait_for_selector('#written-table input[data-written="spring.total"].off')
+    assert page.locator("#written-checks li").all_inner_texts() == [expected[0].message]
+    assert page.locator("#written-table input.off").count() == 1
+    assert spring_total.input_value() == "4"
+    assert page.locator('#written-table input[data-written="final"]').input_value() == str(final)
+    ours = page.locator("#winter-on-map td").all_inner_texts()  # winter on the map, beside it
+    assert ours[-1] == str(winter.total)
+    assert page.locator("#checked-total").inner_text() == str(final)  # winter written = the map's
+    assert_fits(page)
+    save(page, "written-check")
+
+    first_edict = page.locator('#written-table input[data-written="spring.edict1"]')
+    first_edict.fill("4")  # tap the number, type what the sheet really says
+    first_edict.press("Tab")
+    page.wait_for_selector("#written-checks li", state="detached")
+    assert page.locator("#written-table input.off").count() == 0
+    assert "add up" in page.locator("#written-verdict").inner_text()
+
+    first_edict.fill("9")  # and a new slip is found again, through the service
+    first_edict.press("Tab")
+    page.wait_for_selector('#written-table input[data-written="spring.total"].off')
+    assert "4 + " not in page.locator("#written-checks").inner_text()
+    assert "9 + 1 + 2 − 3 is 9, written 4" in page.locator("#written-checks").inner_text()

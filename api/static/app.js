@@ -1,6 +1,9 @@
 // The Cartographers scorer page: upload a photo → /v1/read; correct cells → /v1/score-map and
 // /v1/validate. No framework, no build step: the state object below is drawn by the render*
-// functions after every change.
+// functions after every change. The numbers written on the sheet are checked with /v1/check-written
+// (written.js).
+
+import { blankWritten, createWrittenTable, renderWritten, writtenFromFields, writtenRequest } from "/static/written.js";
 
 const SIZE = 11;
 const ROWS = "ABCDEFGHIJK";
@@ -29,6 +32,9 @@ const state = {
   toCheck: [],      // [r, c] of the cells the reader was unsure of (drawable ones, row by row)
   checked: new Set(), // keys of those the player has confirmed or corrected
   walking: false,   // stepping through the cells to check
+  written: blankWritten(), // the numbers written in the season boxes and the shield
+  writtenReport: null, // the last /v1/check-written answer: checks, checked total, winter on the map
+  writtenError: "", // why the written numbers could not be checked
 };
 
 const $ = (id) => document.getElementById(id);
@@ -151,6 +157,7 @@ function restoreChoice() {
 
 let scoring = null; // AbortController of the score request in flight
 let checking = null; // AbortController of the legality check in flight
+let writing = null; // AbortController of the written-number check in flight
 let scoreSeq = 0;
 let uploadSeq = 0;
 
@@ -161,6 +168,7 @@ async function rescore({ legality = true } = {}) {
   scoring?.abort();
   const seq = ++scoreSeq;
   if (legality) checkLegality();
+  recheckWritten();
   if (cardProblem()) {
     state.report = null;
     state.selected = null;
@@ -184,6 +192,27 @@ async function rescore({ legality = true } = {}) {
   }
 }
 
+/** Check the written numbers against each other, the map, and the cards once the four are chosen. */
+async function recheckWritten() {
+  writing?.abort();
+  if (!state.sheet) return;
+  const mine = (writing = new AbortController());
+  const cards = cardProblem() ? null : chosenCards();
+  try {
+    state.writtenReport = await postJson("/v1/check-written", { sheet: state.sheet, cards, ...writtenRequest(state.written) },
+      mine.signal);
+    state.writtenError = "";
+  } catch (e) {
+    if (e.name === "AbortError") return;
+    state.writtenError = e.message;
+  }
+  if (writing === mine) renderWrittenPanel();
+}
+
+function renderWrittenPanel() {
+  renderWritten({ visible: !!state.sheet, written: state.written, report: state.writtenReport, error: state.writtenError });
+}
+
 async function checkLegality() {
   checking?.abort();
   const mine = (checking = new AbortController());
@@ -202,10 +231,11 @@ async function checkLegality() {
 function clearResult() {
   scoring?.abort();
   checking?.abort();
+  writing?.abort();
   scoreSeq++;
   if (state.picking) closePicker();
   Object.assign(state, { sheet: null, reading: null, report: null, verdict: null, selected: null, toCheck: [],
-    checked: new Set(), walking: false });
+    checked: new Set(), walking: false, written: blankWritten(), writtenReport: null, writtenError: "" });
   if (state.photo) URL.revokeObjectURL(state.photo.url);
   state.photo = null;
   renderAll();
@@ -225,6 +255,8 @@ async function uploadPhoto(file) {
     const url = URL.createObjectURL(file);
     state.photo = { url, size: reading.photo_size || await naturalSize(url) };
     state.reading = reading;
+    state.written = writtenFromFields(reading);
+    state.writtenReport = { checks: reading.checks || [] }; // the card-free checks, until the recheck
     state.sheet = { side: reading.side, cells: reading.cells.map((row) => [...row]), coins: reading.coins };
     const layout = state.sides[reading.side];
     const printed = new Set([...(layout?.mountains || []), ...(layout?.wasteland || [])].map(key));
@@ -498,6 +530,7 @@ function renderAll() {
   else { $("map").replaceChildren(); renderCheckBar(); }
   renderOverlay();
   renderScore();
+  renderWrittenPanel();
   renderVerdict();
 }
 
@@ -611,6 +644,12 @@ async function init() {
   }
   renderCardPickers();
   restoreChoice();
+  createWrittenTable((name, value) => {
+    const [season, part] = name.split(".");
+    if (name === "final") state.written.final = value;
+    else state.written.boxes[season][part] = value;
+    recheckWritten();
+  });
   for (const id of ["camera", "photo"]) {
     $(id).addEventListener("change", (e) => { uploadPhoto(e.target.files[0]); e.target.value = ""; });
   }

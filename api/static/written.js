@@ -1,0 +1,148 @@
+// The numbers written on the sheet: the season boxes and the final-total shield as a small table of
+// inputs, beside winter as the map scores it, with the checks of /v1/check-written marked on the
+// numbers they are about. The table is built once; a render only sets values, marks and messages,
+// so an answer arriving while the player types never moves the focus.
+
+export const SEASON_EDICTS = { spring: ["A", "B"], summer: ["B", "C"], fall: ["C", "D"], winter: ["D", "A"] };
+const SEASONS = Object.keys(SEASON_EDICTS);
+const PARTS = ["edict1", "edict2", "coins", "monsters", "total"];
+const PART_WORDS = { coins: "coins", monsters: "monster penalty", total: "total" };
+/** The written number each check code is about (winter-edicts names its edict in the message). */
+const CHECK_PART = {
+  "season-sum": "total", "winter-coins": "coins", "coins-decrease": "coins", "coins-exceed": "coins",
+  "winter-monsters": "monsters", "monsters-exceed": "monsters",
+};
+
+const $ = (id) => document.getElementById(id);
+
+/** Four blank boxes and a blank shield. */
+export function blankWritten() {
+  const boxes = {};
+  for (const s of SEASONS) boxes[s] = Object.fromEntries(PARTS.map((p) => [p, null]));
+  return { boxes, final: null, confidence: {} };
+}
+
+/** The page's form of the JSON fields ``seasons_written`` / ``final_total_written``. */
+export function writtenFromFields(fields) {
+  const written = blankWritten();
+  for (const box of fields?.seasons_written || []) {
+    if (!written.boxes[box.season]) continue;
+    const [edict1, edict2] = box.edicts || [null, null];
+    Object.assign(written.boxes[box.season], { edict1, edict2, coins: box.coins, monsters: box.monsters, total: box.total });
+  }
+  written.final = fields?.final_total_written ?? null;
+  written.confidence = fields?.written_confidence || {};
+  return written;
+}
+
+/** The request fields for /v1/check-written (``seasons_written`` null when nothing is written). */
+export function writtenRequest(written) {
+  const seasons = SEASONS.map((season) => {
+    const b = written.boxes[season];
+    return { season, edicts: [b.edict1, b.edict2], coins: b.coins, monsters: b.monsters, total: b.total };
+  });
+  const blank = seasons.every((b) => [...b.edicts, b.coins, b.monsters, b.total].every((v) => v === null));
+  return { seasons_written: blank ? null : seasons, final_total_written: written.final };
+}
+
+export function isBlank(written) {
+  return writtenRequest(written).seasons_written === null && written.final === null;
+}
+
+/** The input's key for the written number a check is about ("summer.coins", "final"). */
+function checkedKeys(check) {
+  if (check.code === "final-sum") return ["final"];
+  if (check.code === "winter-edicts") {
+    const edict = /edict ([A-D])/.exec(check.message)?.[1];
+    const at = SEASON_EDICTS.winter.indexOf(edict);
+    return at >= 0 ? [`winter.edict${at + 1}`] : [];
+  }
+  const part = CHECK_PART[check.code];
+  return part && check.season ? [`${check.season}.${part}`] : [];
+}
+
+function numberInput(name, label, placeholder, onChange) {
+  const input = document.createElement("input");
+  Object.assign(input, { type: "text", inputMode: "numeric", placeholder, autocomplete: "off", name });
+  input.dataset.written = name;
+  input.setAttribute("aria-label", label);
+  input.setAttribute("pattern", "-?[0-9]*");
+  input.addEventListener("change", () => onChange(name, input));
+  return input;
+}
+
+/** Build the table's inputs once; ``onChange(key, value)`` gets a whole number or null (blank). */
+export function createWrittenTable(onChange) {
+  const changed = (name, input) => {
+    const text = input.value.trim().replace(/^−/, "-");
+    if (text !== "" && !/^-?\d{1,3}$/.test(text)) { input.value = ""; onChange(name, null); return; }
+    const n = text === "" ? null : Number(text);
+    onChange(name, name.endsWith(".monsters") && n !== null ? Math.abs(n) : n);
+  };
+  const rows = $("written-rows");
+  for (const season of SEASONS) {
+    const tr = document.createElement("tr");
+    tr.dataset.season = season;
+    const th = document.createElement("th");
+    th.scope = "row";
+    th.textContent = season[0].toUpperCase() + season.slice(1);
+    tr.append(th);
+    for (const part of PARTS) {
+      const edict = part.startsWith("edict") ? SEASON_EDICTS[season][Number(part.at(-1)) - 1] : null;
+      const label = `${th.textContent} ${edict ? `edict ${edict} stars` : PART_WORDS[part]}, as written`;
+      const td = document.createElement("td");
+      td.className = "num";
+      td.append(numberInput(`${season}.${part}`, label, edict || "", changed));
+      tr.append(td);
+    }
+    rows.append(tr);
+    if (season === "winter") {
+      const ours = document.createElement("tr");
+      ours.id = "winter-on-map";
+      ours.className = "ours";
+      rows.append(ours);
+    }
+  }
+  $("written-final-cell").append(numberInput("final", "Final total, as written", "", changed));
+}
+
+/** Winter as the map scores it, under the written winter box (the cards are needed for it). */
+function renderOurs(winter) {
+  const row = $("winter-on-map");
+  row.hidden = !winter;
+  if (!winter) return;
+  const cells = [...winter.edicts.map((e) => e.stars), winter.coins,
+    winter.monster_penalty ? `−${winter.monster_penalty}` : 0, winter.total];
+  row.replaceChildren();
+  const th = document.createElement("th");
+  th.scope = "row";
+  th.textContent = "on the map";
+  row.append(th, ...cells.map((v) => Object.assign(document.createElement("td"), { className: "num", textContent: v })));
+}
+
+/** Draw the written numbers, the checks' marks and messages, and the checked total. */
+export function renderWritten({ visible, written, report, error }) {
+  $("written-panel").hidden = !visible;
+  if (!visible) return;
+  const off = new Map();
+  for (const check of report?.checks || []) for (const k of checkedKeys(check)) off.set(k, check.message);
+  for (const input of document.querySelectorAll("#written-table input[data-written]")) {
+    const name = input.dataset.written;
+    const [season, part] = name.split(".");
+    const value = name === "final" ? written.final : written.boxes[season][part];
+    if (document.activeElement !== input) input.value = value ?? "";
+    input.classList.toggle("off", off.has(name));
+    input.setAttribute("aria-invalid", off.has(name) ? "true" : "false");
+    if (off.has(name)) input.title = off.get(name); else input.removeAttribute("title");
+  }
+  renderOurs(report?.winter_on_map);
+  $("checked-total").textContent = report?.checked_total ?? "–";
+  const checks = report?.checks || [];
+  const verdict = $("written-verdict");
+  verdict.textContent = error ? `The written numbers could not be checked: ${error}`
+    : isBlank(written) ? "Nothing written yet: type the numbers from your sheet to check them."
+      : checks.length ? `${checks.length === 1 ? "One number does" : `${checks.length} numbers do`} not add up:`
+        : "The written numbers add up, and agree with the map.";
+  verdict.className = `written-verdict ${error || checks.length ? "bad" : isBlank(written) ? "" : "ok"}`;
+  $("written-checks").replaceChildren(...checks.map((c) => Object.assign(document.createElement("li"), { textContent: c.message })));
+}
