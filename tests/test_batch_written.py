@@ -141,3 +141,18 @@ def test_a_batch_run_writes_the_columns(tmp_path: Path):
     rows = {r["file"]: r for r in csv.DictReader(out.open())}
     assert (rows["t1.json"]["review"], rows["t2.json"]["review"]) == ("yes", "no")
     assert rows["t1.json"]["fall_written"] == "7"
+
+
+def test_the_cli_table_names_the_sheets_to_review(tmp_path: Path, capsys):
+    from api.cli import main
+
+    d = tmp_path / "in"
+    d.mkdir()
+    (d / "t1.json").write_bytes(sheet_bytes(with_total(2, 7), 19))
+    (d / "t2.json").write_bytes(sheet_bytes(RIGHT, 17))
+    out = tmp_path / "results.csv"
+    argv = ["batch", str(d), "--cards", ",".join(CARDS), "--out", str(out), "--no-progress"]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    review = text.split("written scores to look at again (review):")[1].strip().splitlines()
+    assert review == ["t1.json: fall: 8 + 0 + 3 − 6 is 5, written 7"]

@@ -102,6 +102,8 @@ def summary_table(summary) -> str:
         for r in ok:
             n = len(r["low_confidence_cells"])
             check = "" if not n else f"{n} cell" if n == 1 else f"{n} cells"
+            if r.get("review"):
+                check += ("; " if check else "") + "written scores"
             lines.append(
                 f"{r['place']:>5}  {r['file']:<{width}}  {r['total']:>5}  "
                 f"{-r['monster_stars_lost']:>8}  "
@@ -114,6 +116,12 @@ def summary_table(summary) -> str:
                 "--season to "
                 "score one season)",
             ]
+    review = [r for r in ok if r.get("review")]
+    if review:
+        lines += ["", "written scores to look at again (review):"]
+        for r in review:
+            said = " | ".join(c["message"] for c in r.get("checks", []))
+            lines.append(f"  {r['file']}: {said or 'a written number read unsure'}")
     failed = [r for r in summary.rows if r["status"] != "ok"]
     if failed:
         lines += ["", "failed (listed on standard error with the reason):"]
