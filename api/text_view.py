@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import textwrap
 
-from api.written_view import written_by_season
+from api.written_view import written_by_season, written_table
 from scoring.cards import CARDS
 from scoring.sheet import Sheet
 from scoring.sides import SIZE
@@ -119,6 +119,7 @@ def format_report(sheet: Sheet, report: dict, colour: bool = False) -> str:
             out.append(f"{card_name(slug):<20} {stars:>5}")
         out.append(f"{'coins':<20} {report['coins']:>5}")
         out.append(f"{'monster penalty':<20} {-report['monster_penalty']:>5}")
+        out += written_table(report)  # no seasons scored here: the written boxes on their own
     for w in report.get("warnings", []):
         out.append(f"warning: {w}")
     out += [f"check: {c['message']}" for c in report.get("checks", [])]

@@ -78,6 +78,11 @@ def _cell(value: int | None, sign: str = "") -> str:
 
 def format_written(fields: dict[str, Any]) -> list[str]:
     """The written boxes as a small table and each check's message; nothing when blank."""
+    return written_table(fields) + [f"check: {c['message']}" for c in fields.get("checks", [])]
+
+
+def written_table(fields: dict[str, Any]) -> list[str]:
+    """The written boxes, one line per season, and the final total; nothing when blank."""
     boxes = fields.get("seasons_written")
     lines = []
     if boxes is not None:
@@ -91,7 +96,6 @@ def format_written(fields: dict[str, Any]) -> list[str]:
             lines.append(f"{box['season']:<8} " + " ".join(f"{c:>6}" for c in cells))
     if fields.get("final_total_written") is not None:
         lines.append(f"{'final total written':<36} {fields['final_total_written']:>6}")
-    lines += [f"check: {c['message']}" for c in fields.get("checks", [])]
     return lines
 
 

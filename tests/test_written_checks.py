@@ -267,3 +267,46 @@ def test_unsure_numbers_are_those_read_below_the_threshold() -> None:
     read = WrittenScores(base.seasons, base.final_total, {"summer.coins": 0.5, "final": 0.99})
     assert unsure_numbers(read) == ["summer.coins"]
     assert unsure_numbers(base) == []
+
+
+PARTS = ("edict1", "edict2", "coins", "monsters", "total")
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_any_one_number_changed_on_a_right_sheet_is_reported(seed: int) -> None:
+    """Completeness on fully written sheets: every number takes part in a sum that is checked."""
+    game = simulate(3, "AB"[seed % 2], 100 + seed)
+    seasons = game.season_scores[0]
+    right = {
+        "seasons_written": [
+            {
+                "season": s.season,
+                "edicts": [e.result.stars for e in s.edicts],
+                "coins": s.coins,
+                "monsters": s.monster_penalty,
+                "total": s.total,
+            }
+            for s in seasons
+        ],
+        "final_total_written": game.game_scores[0].total,
+    }
+    final = game.final_sheets[0]
+    for season in SEASON_NAMES:
+        for part in PARTS:
+            for delta in ("+1", "-1"):
+                data = copy.deepcopy(right)
+                box = next(b for b in data["seasons_written"] if b["season"] == season)
+                key, i = ("edicts", int(part[-1]) - 1) if part.startswith("edict") else (part, None)
+                value = (box[key][i] if i is not None else box[key]) + int(delta)
+                if value < 0 and part != "total":
+                    continue  # not a number a player writes
+                if i is not None:
+                    box[key][i] = value
+                else:
+                    box[key] = value
+                written = WrittenScores.from_json(data)
+                assert check_written(written, final, game.cards), (season, part, delta)
+    shifted = WrittenScores.from_json(
+        {**right, "final_total_written": right["final_total_written"] + 1}
+    )
+    assert [c.code for c in check_written(shifted, final, game.cards)] == ["final-sum"]

@@ -290,3 +290,20 @@ def test_openapi_documents_the_written_fields(client) -> None:
     assert "checks" in schemas["ScoreReport"]["properties"]
     assert "/v1/check-written" in spec["paths"]
     assert schemas["WrittenBox"]["properties"]["monsters"]["description"]
+
+
+def test_score_map_all_cards_text_shows_the_written_boxes(capsys, tmp_path) -> None:
+    path = sheet_file(tmp_path, seasons_written=boxes(spring_total=5), final_total_written=30)
+    code, out, _ = run(capsys, "score-map", path, "--cards", "all")
+    assert code == 0
+    lines = out.splitlines()
+    assert next(x for x in lines if x.startswith("spring ")).split() == [
+        "spring",
+        "6",
+        "0",
+        "4",
+        "-6",
+        "5",
+    ]
+    assert next(x for x in lines if x.startswith("summer ")).split() == ["summer"] + ["·"] * 5
+    assert "check: spring: 6 + 0 + 4 − 6 is 4, written 5" in lines
