@@ -91,7 +91,7 @@ class WrittenNumbers(BaseModel):
         examples=[EXAMPLE_WRITTEN],
     )
     final_total_written: StrictInt | None = Field(
-        None, description="the number in the final-total shield", examples=[11]
+        None, description="the number in the final-total shield", examples=[10]
     )
 
     def written_json(self) -> dict[str, Any]:

@@ -3,7 +3,7 @@
 // functions after every change. The numbers written on the sheet are checked with /v1/check-written
 // (written.js).
 
-import { blankWritten, createWrittenTable, renderWritten, writtenFromFields, writtenRequest } from "/static/written.js";
+import { blankWritten, writtenChecker, writtenFromFields } from "/static/written.js";
 
 const SIZE = 11;
 const ROWS = "ABCDEFGHIJK";
@@ -157,7 +157,6 @@ function restoreChoice() {
 
 let scoring = null; // AbortController of the score request in flight
 let checking = null; // AbortController of the legality check in flight
-let writing = null; // AbortController of the written-number check in flight
 let scoreSeq = 0;
 let uploadSeq = 0;
 
@@ -168,7 +167,7 @@ async function rescore({ legality = true } = {}) {
   scoring?.abort();
   const seq = ++scoreSeq;
   if (legality) checkLegality();
-  recheckWritten();
+  written.recheck();
   if (cardProblem()) {
     state.report = null;
     state.selected = null;
@@ -192,26 +191,8 @@ async function rescore({ legality = true } = {}) {
   }
 }
 
-/** Check the written numbers against each other, the map, and the cards once the four are chosen. */
-async function recheckWritten() {
-  writing?.abort();
-  if (!state.sheet) return;
-  const mine = (writing = new AbortController());
-  const cards = cardProblem() ? null : chosenCards();
-  try {
-    state.writtenReport = await postJson("/v1/check-written", { sheet: state.sheet, cards, ...writtenRequest(state.written) },
-      mine.signal);
-    state.writtenError = "";
-  } catch (e) {
-    if (e.name === "AbortError") return;
-    state.writtenError = e.message;
-  }
-  if (writing === mine) renderWrittenPanel();
-}
-
-function renderWrittenPanel() {
-  renderWritten({ visible: !!state.sheet, written: state.written, report: state.writtenReport, error: state.writtenError });
-}
+/** The written numbers: checked against each other, the map, and the cards once the four are chosen. */
+const written = writtenChecker({ state, postJson, cards: () => (cardProblem() ? null : chosenCards()) });
 
 async function checkLegality() {
   checking?.abort();
@@ -231,7 +212,7 @@ async function checkLegality() {
 function clearResult() {
   scoring?.abort();
   checking?.abort();
-  writing?.abort();
+  written.abort();
   scoreSeq++;
   if (state.picking) closePicker();
   Object.assign(state, { sheet: null, reading: null, report: null, verdict: null, selected: null, toCheck: [],
@@ -530,7 +511,7 @@ function renderAll() {
   else { $("map").replaceChildren(); renderCheckBar(); }
   renderOverlay();
   renderScore();
-  renderWrittenPanel();
+  written.render();
   renderVerdict();
 }
 
@@ -644,12 +625,7 @@ async function init() {
   }
   renderCardPickers();
   restoreChoice();
-  createWrittenTable((name, value) => {
-    const [season, part] = name.split(".");
-    if (name === "final") state.written.final = value;
-    else state.written.boxes[season][part] = value;
-    recheckWritten();
-  });
+  written.createTable();
   for (const id of ["camera", "photo"]) {
     $(id).addEventListener("change", (e) => { uploadPhoto(e.target.files[0]); e.target.value = ""; });
   }

@@ -146,3 +146,32 @@ export function renderWritten({ visible, written, report, error }) {
   verdict.className = `written-verdict ${error || checks.length ? "bad" : isBlank(written) ? "" : "ok"}`;
   $("written-checks").replaceChildren(...checks.map((c) => Object.assign(document.createElement("li"), { textContent: c.message })));
 }
+
+/** The page's written-number checks: ``state`` holds ``sheet``, ``written``, ``writtenReport`` and
+ * ``writtenError``; ``cards()`` gives the four chosen cards or null. */
+export function writtenChecker({ state, postJson, cards }) {
+  let inFlight = null; // AbortController of the check in flight
+  const render = () => renderWritten({ visible: !!state.sheet, written: state.written, report: state.writtenReport,
+    error: state.writtenError });
+  async function recheck() {
+    inFlight?.abort();
+    if (!state.sheet) return;
+    const mine = (inFlight = new AbortController());
+    const body = { sheet: state.sheet, cards: cards(), ...writtenRequest(state.written) };
+    try {
+      state.writtenReport = await postJson("/v1/check-written", body, mine.signal);
+      state.writtenError = "";
+    } catch (e) {
+      if (e.name === "AbortError") return;
+      state.writtenError = e.message;
+    }
+    if (inFlight === mine) render();
+  }
+  const createTable = () => createWrittenTable((name, value) => {
+    const [season, part] = name.split(".");
+    if (name === "final") state.written.final = value;
+    else state.written.boxes[season][part] = value;
+    recheck();
+  });
+  return { recheck, render, createTable, abort: () => inFlight?.abort() };
+}
