@@ -19,9 +19,6 @@ from scoring.written_checks import WRITTEN_UNSURE_BELOW, check_written
 #: The keys of a sheet JSON file or request body that hold written numbers, not the map.
 WRITTEN_KEYS = ("seasons_written", "final_total_written", "written_confidence")
 
-#: The checks that hold on any map; the others need the map at the game's end.
-ARITHMETIC_CHECKS = ("season-sum", "final-sum", "coins-decrease")
-
 
 def parse_written(data: dict[str, Any]) -> WrittenScores:
     """The written numbers of a JSON object (missing keys: nothing written); ``WrittenError``
@@ -55,9 +52,7 @@ def written_fields(
     a ``season`` before winter: the map is not the game's end, so only the arithmetic checks."""
     numbers = written or WrittenScores.blank()
     slugs = None if cards is None or isinstance(cards, str) else list(cards)
-    checks = check_written(numbers, sheet, slugs)
-    if season not in (None, "winter"):
-        checks = [c for c in checks if c.code in ARITHMETIC_CHECKS]
+    checks = check_written(numbers, sheet, slugs, final_map=season in (None, "winter"))
     return {
         **numbers.to_json(),
         "written_confidence": dict(numbers.confidence),

@@ -46,6 +46,10 @@ CHECK_CODES = (
 )
 
 
+#: The checks that hold whatever the map: they compare written numbers with each other only.
+ARITHMETIC_CHECKS = ("season-sum", "final-sum", "coins-decrease")
+
+
 @dataclass(frozen=True)
 class WrittenCheck:
     """One discrepancy: its ``code`` (``CHECK_CODES``), the season box (``None``: the final
@@ -237,9 +241,18 @@ def check_monsters_exceed(written: WrittenScores, board: Board) -> list[WrittenC
 
 
 def check_written(
-    written: WrittenScores, sheet: Sheet, cards: Sequence[str] | None
+    written: WrittenScores,
+    sheet: Sheet,
+    cards: Sequence[str] | None,
+    final_map: bool = True,
 ) -> list[WrittenCheck]:
-    """Every check that the written numbers, the map and (when known) the four cards allow."""
+    """Every check that the written numbers, the map and (when known) the four cards allow.
+
+    ``final_map=False``: the map is an earlier season's, not the game's end, so only the checks
+    that need no map run (``ARITHMETIC_CHECKS``).
+    """
+    if not final_map:
+        return check_season_sums(written) + check_final_sum(written) + check_coins_decrease(written)
     board = Board(sheet)
     out = check_season_sums(written) + check_final_sum(written)
     if cards is not None:

@@ -12,6 +12,7 @@ from scoring.seasons import monster_penalty, score_season
 from scoring.simulator import simulate
 from scoring.written import SEASON_NAMES, WrittenScores
 from scoring.written_checks import (
+    ARITHMETIC_CHECKS,
     CHECK_CODES,
     WrittenCheck,
     check_written,
@@ -170,6 +171,21 @@ def test_coins_exceed_alone_when_winter_is_blank() -> None:
     data = planted(("fall", "coins", 5), ("fall", "total", "+2"), ("final", None))
     data["seasons_written"][3] = {"season": "winter"}
     assert codes(data) == ["coins-exceed"]
+
+
+def test_an_earlier_seasons_map_gets_only_the_arithmetic_checks() -> None:
+    every_kind = planted(
+        ("spring", "edict1", "+1"),  # season-sum
+        ("final", "+1"),  # final-sum
+        ("summer", "coins", 0),  # coins-decrease, and summer's sum
+        ("fall", "monsters", 30),  # monsters-exceed, and fall's sum
+        ("winter", "edict1", "+2"),  # winter-edicts, and winter's sum
+    )
+    written = WrittenScores.from_json(every_kind)
+    on_final_map = {c.code for c in check_written(written, SHEET, CARDS)}
+    on_earlier_map = {c.code for c in check_written(written, SHEET, CARDS, final_map=False)}
+    assert on_final_map - set(ARITHMETIC_CHECKS) == {"winter-edicts", "monsters-exceed"}
+    assert on_earlier_map == set(ARITHMETIC_CHECKS)
 
 
 def test_winter_edicts_need_the_cards() -> None:
