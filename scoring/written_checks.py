@@ -77,6 +77,11 @@ def counted_monsters(box: WrittenSeason) -> int | None:
     return 0 if box.total is not None else None
 
 
+def _shown(counted: int, as_written: int | None) -> str:
+    """A number for a message: a blank cell counted as 0 says so."""
+    return f"{counted}" if as_written is not None else f"{counted} (blank)"
+
+
 def check_season_sums(written: WrittenScores) -> list[WrittenCheck]:
     """Each season total = edict 1 + edict 2 + coins − monsters (total and both edicts written)."""
     out = []
@@ -143,14 +148,15 @@ def check_winter_edicts(
 
 def check_winter_coins(written: WrittenScores, sheet: Sheet) -> list[WrittenCheck]:
     """Winter's coins = the coins filled on the map's track (the final map is winter's)."""
-    coins = counted_coins(written.seasons[3])
+    winter = written.seasons[3]
+    coins = counted_coins(winter)
     if coins is None or coins == sheet.coins:
         return []
     return [
         WrittenCheck(
             "winter-coins",
             "winter",
-            f"winter: the map has {sheet.coins} coins, written {coins}",
+            f"winter: the map has {sheet.coins} coins, written {_shown(coins, winter.coins)}",
         )
     ]
 
@@ -165,7 +171,8 @@ def check_winter_monsters(written: WrittenScores, board: Board) -> list[WrittenC
         WrittenCheck(
             "winter-monsters",
             "winter",
-            f"winter: monsters cost {penalty} on this map, written {written_penalty}",
+            f"winter: monsters cost {penalty} on this map, written "
+            f"{_shown(written_penalty, written.seasons[3].monsters)}",
         )
     ]
 
@@ -183,7 +190,8 @@ def check_coins_decrease(written: WrittenScores) -> list[WrittenCheck]:
                 WrittenCheck(
                     "coins-decrease",
                     box.season,
-                    f"{box.season}: {coins} coins written, fewer than {most_season}'s {most} "
+                    f"{box.season}: {_shown(coins, box.coins)} coins written, fewer than "
+                    f"{most_season}'s {most} "
                     "(coins are never lost)",
                 )
             )

@@ -232,6 +232,24 @@ def test_messages_say_the_sum_in_words(changes: tuple, message: str) -> None:
     assert checks[0].message == message
 
 
+@pytest.mark.parametrize(
+    "changes, message",
+    [
+        (
+            (("winter", "coins", None), ("winter", "total", "-4"), ("final", "-4")),
+            "winter: the map has 4 coins, written 0 (blank)",
+        ),
+        (
+            (("winter", "monsters", None), ("winter", "total", "+6"), ("final", "+6")),
+            "winter: monsters cost 6 on this map, written 0 (blank)",
+        ),
+    ],
+)
+def test_a_blank_counted_as_0_says_so(changes: tuple, message: str) -> None:
+    checks = check_written(WrittenScores.from_json(planted(*changes)), SHEET, CARDS)
+    assert message in [c.message for c in checks]
+
+
 def test_messages_name_the_season_and_the_json_shape() -> None:
     checks = check_written(WrittenScores.from_json(planted(("final", "+1"))), SHEET, CARDS)
     assert [c.to_json() for c in checks] == [
