@@ -82,6 +82,15 @@ def _shown(counted: int, as_written: int | None) -> str:
     return f"{counted}" if as_written is not None else f"{counted} (blank)"
 
 
+def _coins(counted: int, as_written: int | None = 0) -> str:
+    """``"1 coin"``, ``"3 coins"``, ``"0 coins (blank)"``."""
+    return (
+        f"{_shown(counted, as_written)} coin"
+        if counted == 1
+        else f"{_shown(counted, as_written)} coins"
+    )
+
+
 def check_season_sums(written: WrittenScores) -> list[WrittenCheck]:
     """Each season total = edict 1 + edict 2 + coins − monsters (total and both edicts written)."""
     out = []
@@ -156,7 +165,7 @@ def check_winter_coins(written: WrittenScores, sheet: Sheet) -> list[WrittenChec
         WrittenCheck(
             "winter-coins",
             "winter",
-            f"winter: the map has {sheet.coins} coins, written {_shown(coins, winter.coins)}",
+            f"winter: the map has {_coins(sheet.coins)}, written {_shown(coins, winter.coins)}",
         )
     ]
 
@@ -190,7 +199,7 @@ def check_coins_decrease(written: WrittenScores) -> list[WrittenCheck]:
                 WrittenCheck(
                     "coins-decrease",
                     box.season,
-                    f"{box.season}: {_shown(coins, box.coins)} coins written, fewer than "
+                    f"{box.season}: {_coins(coins, box.coins)} written, fewer than "
                     f"{most_season}'s {most} "
                     "(coins are never lost)",
                 )
@@ -210,7 +219,7 @@ def check_coins_exceed(written: WrittenScores, sheet: Sheet) -> list[WrittenChec
                 WrittenCheck(
                     "coins-exceed",
                     box.season,
-                    f"{box.season}: {coins} coins written, more than the {sheet.coins} on the "
+                    f"{box.season}: {_coins(coins)} written, more than the {sheet.coins} on the "
                     "map at the game's end (coins are never lost)",
                 )
             )

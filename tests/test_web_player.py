@@ -530,3 +530,22 @@ def test_a_written_mistake_is_marked_and_clears_when_corrected(page):
     page.wait_for_selector('#written-table input[data-written="spring.total"].off')
     assert "4 + " not in page.locator("#written-checks").inner_text()
     assert "9 + 1 + 2 − 3 is 9, written 4" in page.locator("#written-checks").inner_text()
+
+
+@pytest.mark.parametrize("page", ["phone"], indirect=True)
+def test_written_numbers_typed_on_a_blank_sheet_are_checked_without_cards(page):
+    page.click("#blank-b")  # no cards chosen: the checks that need none
+    page.wait_for_selector("#written-panel:not([hidden])")
+    assert "Nothing written yet" in page.locator("#written-verdict").inner_text()
+    for part, value in (("edict1", "3"), ("edict2", "2"), ("coins", "1"), ("total", "7")):
+        box = page.locator(f'#written-table input[data-written="summer.{part}"]')
+        box.fill(value)
+        box.press("Tab")
+    page.wait_for_selector('#written-table input[data-written="summer.total"].off')
+    texts = page.locator("#written-checks li").all_inner_texts()
+    assert texts[0] == "summer: 3 + 2 + 1 − 0 is 6, written 7 (blank monsters counted as 0)"
+    # a blank side B has no coins: one coin written in summer is more than the map ever had
+    assert "summer: 1 coin written, more than the 0 on the map at the game's end" in texts[1]
+    assert page.locator("#checked-total").inner_text() == "–"  # no cards: winter unknown
+    assert page.locator("#winter-on-map").is_hidden()
+    assert_fits(page)

@@ -9,15 +9,19 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from PIL import Image
 
 import vision
 from api.cli import main
 from api.service import create_app
 from api.settings import Settings
+from api.written_view import parse_written
 from scoring.seasons import score_season
 from scoring.sheet import Sheet
-from scoring.written import WrittenScores
+from scoring.written import WrittenError, WrittenScores
+from scoring.written_checks import check_written
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = json.loads((ROOT / "samples" / "typical-a.json").read_text())
@@ -307,3 +311,49 @@ def test_score_map_all_cards_text_shows_the_written_boxes(capsys, tmp_path) -> N
     ]
     assert next(x for x in lines if x.startswith("summer ")).split() == ["summer"] + ["·"] * 5
     assert "check: spring: 6 + 0 + 4 − 6 is 4, written 5" in lines
+
+
+# ---- fuzzing: any JSON either parses or is refused with WrittenError ----------------------------
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**40), 2**40)
+    | st.floats(allow_nan=True)
+    | st.text(max_size=8)
+    | st.sampled_from(["spring", "summer", "fall", "winter", "edicts", "total"]),
+    lambda inner: (
+        st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=8), inner, max_size=5)
+    ),
+    max_leaves=20,
+)
+box_like = st.fixed_dictionaries(
+    {},
+    optional={
+        "season": json_values,
+        "edicts": json_values | st.lists(json_values, min_size=2, max_size=2),
+        "coins": json_values,
+        "monsters": json_values,
+        "total": json_values,
+    },
+)
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(
+    seasons=json_values | st.lists(box_like, max_size=5),
+    final=json_values,
+    confidence=json_values,
+)
+def test_any_written_json_parses_or_is_refused_by_name(seasons, final, confidence) -> None:
+    data = {
+        "seasons_written": seasons,
+        "final_total_written": final,
+        "written_confidence": confidence,
+    }
+    try:
+        written = parse_written(data)
+    except WrittenError as e:
+        assert str(e) and "\n" not in str(e)
+        return
+    assert len(written.seasons) == 4
+    check_written(written, SHEET, FOUR)  # whatever parsed can be checked
