@@ -46,7 +46,8 @@ def run(args: argparse.Namespace) -> int:
     report["warnings"] = list(reading.warnings) + report["warnings"]
     report.update(written_fields(reading.written, reading.sheet, cards, args.season))
     if args.json:
-        print(json.dumps({**report, "reading": reading.to_json()}))
+        card_free = written_fields(reading.written, reading.sheet, None)
+        print(json.dumps({**report, "reading": {**reading.to_json(), **card_free}}))  # as `read`
     else:
         print(
             format_report(reading.sheet, report, colour=sys.stdout.isatty())
