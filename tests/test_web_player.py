@@ -462,7 +462,8 @@ def written_reading(sheet: Sheet, seasons: list[dict], final: int | None) -> dic
     from api.written_view import written_fields
     from scoring.written import WrittenScores
 
-    numbers = WrittenScores.from_json({"seasons_written": seasons, "final_total_written": final})
+    read = WrittenScores.from_json({"seasons_written": seasons, "final_total_written": final})
+    numbers = WrittenScores(read.seasons, read.final_total, {"fall.coins": 0.55, "final": 0.97})
     return {**fake_reading(sheet, []), **written_fields(numbers, sheet, None)}
 
 
@@ -515,8 +516,15 @@ def test_a_written_mistake_is_marked_and_clears_when_corrected(page):
     ours = page.locator("#winter-on-map td").all_inner_texts()  # winter on the map, beside it
     assert ours[-1] == str(winter.total)
     assert page.locator("#checked-total").inner_text() == str(final)  # winter written = the map's
+    fall_coins = page.locator('#written-table input[data-written="fall.coins"]')
+    assert page.locator("#written-table input.unsure").count() == 1  # read at 0.55
+    assert "unsure" in fall_coins.get_attribute("class")
+    assert "hard to read" in page.locator("#written-verdict").inner_text()
     assert_fits(page)
     save(page, "written-check")
+    fall_coins.fill("4")  # confirmed by the player: no longer dashed
+    fall_coins.press("Tab")
+    page.wait_for_selector("#written-table input.unsure", state="detached")
 
     first_edict = page.locator('#written-table input[data-written="spring.edict1"]')
     first_edict.fill("4")  # tap the number, type what the sheet really says

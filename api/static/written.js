@@ -13,6 +13,9 @@ const CHECK_PART = {
   "winter-monsters": "monsters", "monsters-exceed": "monsters",
 };
 
+/** A number read with less confidence than this is dashed for checking (scoring.written_checks.WRITTEN_UNSURE_BELOW). */
+const UNSURE_BELOW = 0.9;
+
 const $ = (id) => document.getElementById(id);
 
 /** Four blank boxes and a blank shield. */
@@ -61,18 +64,20 @@ function checkedKeys(check) {
   return part && check.season ? [`${check.season}.${part}`] : [];
 }
 
-function numberInput(name, label, placeholder, onChange) {
+function numberInput(name, label, placeholder, onChange, onLeave) {
   const input = document.createElement("input");
   Object.assign(input, { type: "text", inputMode: "numeric", placeholder, autocomplete: "off", name });
   input.dataset.written = name;
   input.setAttribute("aria-label", label);
   input.setAttribute("pattern", "-?[0-9]*");
   input.addEventListener("change", () => onChange(name, input));
+  input.addEventListener("blur", () => onLeave(name));
   return input;
 }
 
-/** Build the table's inputs once; ``onChange(key, value)`` gets a whole number or null (blank). */
-export function createWrittenTable(onChange) {
+/** Build the table's inputs once; ``onChange(key, value)`` gets a whole number or null (blank),
+ * ``onLeave(key)`` says the player has looked at that number (tapped it and left it). */
+export function createWrittenTable(onChange, onLeave) {
   const changed = (name, input) => {
     const text = input.value.trim().replace(/^−/, "-");
     if (text !== "" && !/^-?\d{1,3}$/.test(text)) { input.value = ""; onChange(name, null); return; }
@@ -92,7 +97,7 @@ export function createWrittenTable(onChange) {
       const label = `${th.textContent} ${edict ? `edict ${edict} stars` : PART_WORDS[part]}, as written`;
       const td = document.createElement("td");
       td.className = "num";
-      td.append(numberInput(`${season}.${part}`, label, edict || "", changed));
+      td.append(numberInput(`${season}.${part}`, label, edict || "", changed, onLeave));
       tr.append(td);
     }
     rows.append(tr);
@@ -103,7 +108,7 @@ export function createWrittenTable(onChange) {
       rows.append(ours);
     }
   }
-  $("written-final-cell").append(numberInput("final", "Final total, as written", "", changed));
+  $("written-final-cell").append(numberInput("final", "Final total, as written", "", changed, onLeave));
 }
 
 /** Winter as the map scores it, under the written winter box (the cards are needed for it). */
@@ -132,17 +137,23 @@ export function renderWritten({ visible, written, report, error }) {
     const value = name === "final" ? written.final : written.boxes[season][part];
     if (document.activeElement !== input) input.value = value ?? "";
     input.classList.toggle("off", off.has(name));
+    input.classList.toggle("unsure", (written.confidence[name] ?? 1) < UNSURE_BELOW);
     input.setAttribute("aria-invalid", off.has(name) ? "true" : "false");
     if (off.has(name)) input.title = off.get(name); else input.removeAttribute("title");
   }
   renderOurs(report?.winter_on_map);
   $("checked-total").textContent = report?.checked_total ?? "–";
   const checks = report?.checks || [];
+  const unsure = Object.values(written.confidence).filter((v) => v < UNSURE_BELOW).length;
   const verdict = $("written-verdict");
   verdict.textContent = error ? `The written numbers could not be checked: ${error}`
     : isBlank(written) ? "Nothing written yet: type the numbers from your sheet to check them."
       : checks.length ? `${checks.length === 1 ? "One number does" : `${checks.length} numbers do`} not add up:`
         : "The written numbers add up, and agree with the map.";
+  if (unsure && !error) { // first what to look at again, then what does not add up
+    verdict.textContent = `${unsure === 1 ? "One number was" : `${unsure} numbers were`} hard to read (dashed): `
+      + `check ${unsure === 1 ? "it" : "them"} against your sheet. ${verdict.textContent}`;
+  }
   verdict.className = `written-verdict ${error || checks.length ? "bad" : isBlank(written) ? "" : "ok"}`;
   $("written-checks").replaceChildren(...checks.map((c) => Object.assign(document.createElement("li"), { textContent: c.message })));
 }
@@ -167,11 +178,18 @@ export function writtenChecker({ state, postJson, cards }) {
     }
     if (inFlight === mine) render();
   }
-  const createTable = () => createWrittenTable((name, value) => {
+  const changed = (name, value) => {
     const [season, part] = name.split(".");
     if (name === "final") state.written.final = value;
     else state.written.boxes[season][part] = value;
+    delete state.written.confidence[name]; // typed by the player: no longer a doubtful reading
     recheck();
-  });
+  };
+  const looked = (name) => { // tapped and left as it was: confirmed, as a map cell is
+    if (!(name in state.written.confidence)) return;
+    delete state.written.confidence[name];
+    render();
+  };
+  const createTable = () => createWrittenTable(changed, looked);
   return { recheck, render, createTable, abort: () => inFlight?.abort() };
 }
