@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import textwrap
 
+from api.i18n import _, _n
+from api.words import card_name, season_name, terrain_name
 from api.written_view import written_by_season, written_table
-from scoring.cards import CARDS
 from scoring.sheet import Sheet
 from scoring.sides import SIZE
 from scoring.terrain import TEXT_CHAR, Terrain
@@ -53,6 +54,10 @@ def legend(sheet: Sheet, marked: bool = False) -> str:
     >>> legend(Sheet.blank("A"))  # doctest: +NORMALIZE_WHITESPACE
     'key: T forest  V village  F farm  W water  X monster  M mountain  . empty  r ruins (a letter in
     lower case: drawn on ruins)'
+    >>> from api.i18n import speaking
+    >>> with speaking("es"):
+    ...     legend(Sheet.blank("B"))[:40]
+    'clave: T bosque  V aldea  F granja  W agua'
     """
     order = (
         Terrain.FOREST,
@@ -65,31 +70,26 @@ def legend(sheet: Sheet, marked: bool = False) -> str:
         Terrain.EMPTY,
     )
     shown = [t for t in order if t is not Terrain.WASTELAND or sheet.layout.wasteland]
-    key = "  ".join(
-        f"{TEXT_CHAR[t]} {'rift land' if t is Terrain.WASTELAND else t.value}" for t in shown
+    key = "  ".join(f"{TEXT_CHAR[t]} {terrain_name(t)}" for t in shown)
+    key += "  " + _("r ruins (a letter in lower case: drawn on ruins)")
+    return _("key: {key}", key=key) + ("  " + _("· not marked") if marked else "")
+
+
+def one_sheet_seasons() -> str:
+    """What the four-season table of one sheet is, said under it."""
+    return _(
+        "Every season here is scored on this one map. If it is the finished map, only winter "
+        "(edicts D and A) is exact: spring, summer and fall were scored on the map as it was at "
+        "their end, so the game score needs those sheets or the game record ('cartographers game')."
     )
-    key += "  r ruins (a letter in lower case: drawn on ruins)"
-    return f"key: {key}" + ("  · not marked" if marked else "")
-
-
-def card_name(slug: str) -> str:
-    """A card's name as printed ("Sentinel Wood"), or the slug for an unknown one."""
-    return CARDS[slug].name if slug in CARDS else slug
-
-
-#: What the four-season table of one sheet is, said under it.
-ONE_SHEET_SEASONS = (
-    "Every season here is scored on this one map. If it is the finished map, only winter "
-    "(edicts D and A) is exact: spring, summer and fall were scored on the map as it was at their "
-    "end, so the game score needs those sheets or the game record ('cartographers game')."
-)
 
 
 def format_report(sheet: Sheet, report: dict, colour: bool = False) -> str:
     """The score report as tables and maps."""
     out = []
     evidence = report["evidence"]
-    panels: list = [(f"side {sheet.side}, {sheet.coins} coins", None)]
+    coins = _n("{n} coin", "{n} coins", sheet.coins, n=sheet.coins)
+    panels: list = [(_("side {side}, {coins}", side=sheet.side, coins=coins), None)]
     for slug, stars in report["cards"].items():
         panels.append(
             (f"{card_name(slug)} {stars}★", {tuple(c) for e in evidence[slug] for c in e["cells"]})
@@ -97,50 +97,60 @@ def format_report(sheet: Sheet, report: dict, colour: bool = False) -> str:
     for start in range(0, len(panels), 3):  # three maps side by side fit an 80-column terminal
         out += [draw_maps(sheet, panels[start : start + 3], colour), ""]
     out += [legend(sheet, marked=len(panels) > 1), ""]
-    if "seasons" in report:
-        out += season_table(report)
-        if len(report["seasons"]) > 1:
-            out.append(f"{'four seasons on this map':<36} {report['total']:>5}")
-            if report.get("final_total_written") is not None:
-                out.append(
-                    f"{'final total written':<36} {'':>5} {report['final_total_written']:>7}"
-                )
-            out += ["", textwrap.fill(ONE_SHEET_SEASONS, width=96)]
-        elif report["seasons"][0]["season"] != "winter":
-            out += [
-                "",
-                f"{report['seasons'][0]['season'].capitalize()} scored on this map: exact if this "
-                "is the "
-                "map at the end of that season.",
-            ]
-    else:
-        out.append(f"{'card':<20} {'stars':>5}")
-        for slug, stars in report["cards"].items():
-            out.append(f"{card_name(slug):<20} {stars:>5}")
-        out.append(f"{'coins':<20} {report['coins']:>5}")
-        out.append(f"{'monster penalty':<20} {-report['monster_penalty']:>5}")
-        out += written_table(report)  # no seasons scored here: the written boxes on their own
+    out += _season_part(report) if "seasons" in report else _card_table(report)
     for w in report.get("warnings", []):
-        out.append(f"warning: {w}")
-    out += [f"check: {c['message']}" for c in report.get("checks", [])]
+        out.append(_("warning: {message}", message=w))
+    out += [_("check: {message}", message=c["message"]) for c in report.get("checks", [])]
     return "\n".join(out)
+
+
+def _season_part(report: dict) -> list[str]:
+    """The season table, the four seasons' sum and what a table scored on one map means."""
+    out = season_table(report)
+    if len(report["seasons"]) > 1:
+        out.append(f"{_('four seasons on this map'):<36} {report['total']:>5}")
+        if report.get("final_total_written") is not None:
+            out.append(
+                f"{_('final total written'):<36} {'':>5} {report['final_total_written']:>7}"
+            )
+        out += ["", textwrap.fill(one_sheet_seasons(), width=96)]
+    elif report["seasons"][0]["season"] != "winter":
+        season = season_name(report["seasons"][0]["season"])
+        out += [
+            "",
+            _(
+                "{season} scored on this map: exact if this is the map at the end of that season.",
+                season=season[:1].upper() + season[1:],
+            ),
+        ]
+    return out
+
+
+def _card_table(report: dict) -> list[str]:
+    """Each card's stars, the coins and the monster penalty; the written boxes on their own."""
+    out = [f"{_('card'):<20} {_('stars'):>5}"]
+    for slug, stars in report["cards"].items():
+        out.append(f"{card_name(slug):<20} {stars:>5}")
+    out.append(f"{_('coins'):<20} {report['coins']:>5}")
+    out.append(f"{_('monster penalty'):<20} {-report['monster_penalty']:>5}")
+    return out + written_table(report)
 
 
 def season_table(report: dict) -> list[str]:
     """The season rows of a score report; with the numbers the player wrote beside ours when the
     report carries them (``seasons_written``; ``·`` a blank box cell)."""
     written = written_by_season(report)
-    head = f"{'season':<8} {'edict':<6} {'card':<20} {'stars':>5}"
-    out = [head + (f" {'written':>7}" if written else "")]
+    head = f"{_('season'):<8} {_('edict'):<6} {_('card'):<20} {_('stars'):>5}"
+    out = [head + (f" {_('written'):>7}" if written else "")]
     for s in report["seasons"]:
         rows = [
-            (s["season"], e["edict"], card_name(e["card"]), e["stars"], f"edict{i + 1}")
+            (season_name(s["season"]), e["edict"], card_name(e["card"]), e["stars"], f"edict{i + 1}")
             for i, e in enumerate(s["edicts"])
         ]
         rows += [
-            ("", "", "coins", s["coins"], "coins"),
-            ("", "", "monsters", -s["monster_penalty"], "monsters"),
-            ("", "", "season total", s["total"], "total"),
+            ("", "", _("coins"), s["coins"], "coins"),
+            ("", "", _("monsters"), -s["monster_penalty"], "monsters"),
+            ("", "", _("season total"), s["total"], "total"),
         ]
         box = written.get(s["season"])
         for season, edict, label, ours, part in rows:

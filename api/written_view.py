@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from api.i18n import _
+from api.words import season_name
 from scoring.sheet import Sheet
 from scoring.written import SEASON_NAMES, WrittenError, WrittenScores
 from scoring.written_checks import WRITTEN_UNSURE_BELOW, check_written
@@ -73,7 +75,8 @@ def _cell(value: int | None, sign: str = "") -> str:
 
 def format_written(fields: dict[str, Any]) -> list[str]:
     """The written boxes as a small table and each check's message; nothing when blank."""
-    return written_table(fields) + [f"check: {c['message']}" for c in fields.get("checks", [])]
+    checks = [_("check: {message}", message=c["message"]) for c in fields.get("checks", [])]
+    return written_table(fields) + checks
 
 
 def written_table(fields: dict[str, Any]) -> list[str]:
@@ -81,16 +84,15 @@ def written_table(fields: dict[str, Any]) -> list[str]:
     boxes = fields.get("seasons_written")
     lines = []
     if boxes is not None:
-        lines.append(
-            f"{'written':<8} {'edict':>6} {'edict':>6} {'coins':>6} {'monst.':>6} {'total':>6}"
-        )
+        heads = [_("edict"), _("edict"), _("coins"), _("monst."), _("total")]
+        lines.append(f"{_('written'):<8} " + " ".join(f"{h:>6}" for h in heads))
         for box in boxes:
             first, second = box["edicts"]
             cells = [_cell(first), _cell(second), _cell(box["coins"])]
             cells += [_cell(box["monsters"], "-"), _cell(box["total"])]
-            lines.append(f"{box['season']:<8} " + " ".join(f"{c:>6}" for c in cells))
+            lines.append(f"{season_name(box['season']):<8} " + " ".join(f"{c:>6}" for c in cells))
     if fields.get("final_total_written") is not None:
-        lines.append(f"{'final total written':<36} {fields['final_total_written']:>6}")
+        lines.append(f"{_('final total written'):<36} {fields['final_total_written']:>6}")
     return lines
 
 

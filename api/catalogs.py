@@ -1,0 +1,92 @@
+"""Keeping the catalogs in step with the code (Babel): ``python -m api.catalogs update`` and
+``python -m api.catalogs add LANG``.
+
+The template (``api/locales/cartographers.pot``) holds every message the code marks with
+``_``/``_n``/``_p`` (Babel's extractor) and the game's vocabulary taken from the rules' own data
+(card names and rules, terrains, seasons, card backs). ``update`` merges it into every language's
+``.po`` (new messages come in untranslated, so the catalog test names them); ``add`` starts a new
+language from it.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from babel.messages.catalog import Catalog
+from babel.messages.extract import extract_from_dir
+from babel.messages.pofile import read_po, write_po
+
+from api.i18n import DOMAIN, LANGUAGES, LOCALES
+from api.words import TERRAIN_WORDS
+from scoring.cards import BACK_NAMES, CARDS
+from scoring.seasons import SEASONS
+
+ROOT = Path(__file__).resolve().parent.parent
+KEYWORDS = {"_": None, "_n": (1, 2), "_p": ((1, "c"), 2)}
+SOURCES = ("api",)  # the packages whose player-facing words are marked
+TEMPLATE = LOCALES / f"{DOMAIN}.pot"
+
+
+def vocabulary() -> list[tuple[str, str]]:
+    """(context, English) of every game word that lives in the rules' data, not in a call."""
+    words = [("card", c.name) for c in CARDS.values()]
+    words += [("card rule", c.rule) for c in CARDS.values()]
+    words += [("terrain", w) for w in TERRAIN_WORDS.values()]
+    words += [("season", s.name) for s in SEASONS]
+    words += [("back", b) for b in BACK_NAMES.values()]
+    return words
+
+
+def template() -> Catalog:
+    """Every message of the code and the vocabulary, as a Babel catalog."""
+    cat = Catalog(domain=DOMAIN, project="cartographers", charset="utf-8")
+    for package in SOURCES:
+        for filename, lineno, message, comments, context in extract_from_dir(
+            ROOT / package, keywords=KEYWORDS, comment_tags=("TRANSLATORS:",)
+        ):
+            cat.add(message, None, [(f"{package}/{filename}", lineno)], context=context)
+    for context, word in vocabulary():
+        cat.add(word, None, [("scoring", 0)], context=context)
+    return cat
+
+
+def _write(catalog: Catalog, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as f:
+        write_po(f, catalog, width=100, sort_output=True, omit_header=False)
+
+
+def update() -> None:
+    """The template written anew and merged into every language's catalog."""
+    pot = template()
+    _write(pot, TEMPLATE)
+    for language in LANGUAGES:
+        path = LOCALES / language / "LC_MESSAGES" / f"{DOMAIN}.po"
+        if not path.exists():
+            continue
+        with path.open("rb") as f:
+            po = read_po(f, locale=language, domain=DOMAIN)
+        po.update(pot, update_header_comment=False)
+        po.obsolete.clear()  # a message the code no longer says is dropped, not kept
+        _write(po, path)
+
+
+def add(language: str) -> Path:
+    """A new language's catalog, every message untranslated."""
+    with TEMPLATE.open("rb") as f:
+        pot = read_po(f)
+    cat = Catalog(locale=language, domain=DOMAIN, project="cartographers", charset="utf-8")
+    cat.update(pot)
+    path = LOCALES / language / "LC_MESSAGES" / f"{DOMAIN}.po"
+    _write(cat, path)
+    return path
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["update"]:
+        update()
+    elif sys.argv[1:2] == ["add"] and len(sys.argv) == 3:
+        print(add(sys.argv[2]))
+    else:
+        sys.exit("usage: python -m api.catalogs update | add LANG")
