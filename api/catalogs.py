@@ -42,7 +42,7 @@ def template() -> Catalog:
     """Every message of the code and the vocabulary, as a Babel catalog."""
     cat = Catalog(domain=DOMAIN, project="cartographers", charset="utf-8")
     for package in SOURCES:
-        for filename, lineno, message, comments, context in extract_from_dir(
+        for filename, lineno, message, _comments, context in extract_from_dir(
             ROOT / package, keywords=KEYWORDS, comment_tags=("TRANSLATORS:",)
         ):
             cat.add(message, None, [(f"{package}/{filename}", lineno)], context=context)

@@ -15,6 +15,7 @@ import sys
 
 import api.commands
 from api.commands import CliError
+from api.i18n import LANGUAGES, from_environment, language_of, speaking
 
 
 def command_modules(argv: list[str]) -> list[str]:
@@ -37,12 +38,35 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         module = importlib.import_module(f"api.commands.{name}")
         if hasattr(module, "add_parser"):
             module.add_parser(sub)
+    for command in sub.choices.values():
+        command.add_argument(
+            "--lang",
+            type=_language,
+            help=f"the language to answer in: {', '.join(LANGUAGES)} "
+            "(default: LANGUAGE, LC_ALL, LC_MESSAGES or LANG, else English)",
+        )
     return parser
+
+
+def _language(tag: str) -> str:
+    """``--lang``'s value: any locale tag one of the catalogs speaks ("pt", "uk_UA", "es-MX")."""
+    found = language_of(tag)
+    if found is None:
+        raise argparse.ArgumentTypeError(
+            f"no catalog for {tag!r}: the languages are {', '.join(LANGUAGES)}"
+        )
+    return found
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser(argv)
     args = parser.parse_args(argv)
+    with speaking(getattr(args, "lang", None) or from_environment()):
+        return run_command(args)
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """Run the parsed command; every expected failure is one line on standard error."""
     try:
         status = int(args.run(args) or 0)
         sys.stdout.flush()  # a closed pipe shows here, not at exit

@@ -25,7 +25,7 @@ from collections.abc import Iterator, Mapping
 from contextvars import ContextVar
 from pathlib import Path
 
-from babel import Locale, negotiate_locale
+from babel import Locale, UnknownLocaleError, negotiate_locale
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 
@@ -90,7 +90,7 @@ def _n(singular: str, plural: str, n: int, /, **values: object) -> str:
 
 
 def _p(context: str, message: str, /, **values: object) -> str:
-    """``message`` in ``context`` ("card", "terrain", "season" …): one English word, two meanings."""
+    """``message`` in ``context`` ("card", "terrain", "season"): one English word, two meanings."""
     text = catalog(_language.get()).pgettext(context, message)
     return text.format(**values) if values else text
 
@@ -104,7 +104,7 @@ def language_of(tag: str | None) -> str | None:
         return None
     try:
         locale = Locale.parse(tag)
-    except (ValueError, TypeError):
+    except (ValueError, TypeError, UnknownLocaleError):
         return None
     for name in LANGUAGES:
         if Locale.parse(name).language == locale.language:

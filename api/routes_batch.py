@@ -16,8 +16,8 @@ from api.batch import BatchOptions, results_csv, results_json
 from api.batch_jobs import count_sheets
 from api.dependencies import BatchJobsDep, SettingsDep
 from api.errors import ApiError, error_responses
+from api.words import parse_cards_any as parse_cards
 from scoring.cards import CardError
-from scoring.report import parse_cards
 
 router = APIRouter(prefix="/v1/batch", tags=["batch"])
 

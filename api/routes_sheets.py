@@ -4,11 +4,15 @@ worker thread under the time limit), and the reference data ``GET /v1/cards`` an
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from typing import Annotated
+
+from fastapi import APIRouter, Header, Response
 
 from api import schemas, work
 from api.dependencies import CpuDep, SettingsDep
 from api.errors import error_responses
+from api.i18n import negotiate, speaking
+from api.words import back_name, card_name, card_rule, season_name
 from scoring.cards import BACKS, CARDS
 from scoring.seasons import SEASONS
 from scoring.sides import SIDES
@@ -86,13 +90,34 @@ async def validate(body: schemas.ValidateRequest, settings: SettingsDep, cpu: Cp
 
 
 @router.get("/cards", response_model=schemas.Cards, tags=["reference"])
-async def cards():
-    """The sixteen scoring cards (name, back, solo value, rule in our words) and the seasons."""
-    return {
-        "cards": [c.to_json() for c in CARDS.values()],
-        "backs": list(BACKS),
-        "seasons": [{"name": s.name, "time": s.time, "edicts": list(s.edicts)} for s in SEASONS],
-    }
+async def cards(response: Response, accept_language: Annotated[str | None, Header()] = None):
+    """The sixteen scoring cards (slug, name, back, solo value, rule in our words) and the seasons,
+    named in the language ``Accept-Language`` asks for (English when no catalog speaks it)."""
+    language = negotiate(accept_language)
+    response.headers["Content-Language"] = language.replace("_", "-")
+    with speaking(language):
+        return {
+            "language": language,
+            "cards": [
+                c.to_json()
+                | {
+                    "name": card_name(c.slug),
+                    "rule": card_rule(c.slug),
+                    "back_name": back_name(c.back),
+                }
+                for c in CARDS.values()
+            ],
+            "backs": list(BACKS),
+            "seasons": [
+                {
+                    "name": s.name,
+                    "title": season_name(s.name),
+                    "time": s.time,
+                    "edicts": list(s.edicts),
+                }
+                for s in SEASONS
+            ],
+        }
 
 
 @router.get("/sides", response_model=schemas.Sides, tags=["reference"])

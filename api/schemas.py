@@ -263,16 +263,19 @@ class Card(Open):
     name: str
     back: str
     solo: int = Field(description="the card's value in the solo rating")
-    rule: str = Field(description="the rule in this project's words")
+    rule: str = Field(description="the rule in this project's words, in the answer's language")
+    back_name: str | None = Field(None, description="the card back in the answer's language")
 
 
 class SeasonInfo(Open):
     name: str
+    title: str | None = Field(None, description="the season's name in the answer's language")
     time: int
     edicts: list[str]
 
 
 class Cards(Open):
+    language: str | None = Field(None, description="the catalog the names come from (en, es …)")
     cards: list[Card]
     backs: list[str]
     seasons: list[SeasonInfo]

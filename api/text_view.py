@@ -34,7 +34,7 @@ def draw_maps(
     )
     for r in range(SIZE):
         row = []
-        for _, marked in panels:
+        for _title, marked in panels:
             cells = []
             for c in range(SIZE):
                 ch = _char(sheet, r, c)
@@ -56,7 +56,7 @@ def legend(sheet: Sheet, marked: bool = False) -> str:
     lower case: drawn on ruins)'
     >>> from api.i18n import speaking
     >>> with speaking("es"):
-    ...     legend(Sheet.blank("B"))[:40]
+    ...     legend(Sheet.blank("B"))[:42]
     'clave: T bosque  V aldea  F granja  W agua'
     """
     order = (
@@ -108,11 +108,10 @@ def _season_part(report: dict) -> list[str]:
     """The season table, the four seasons' sum and what a table scored on one map means."""
     out = season_table(report)
     if len(report["seasons"]) > 1:
-        out.append(f"{_('four seasons on this map'):<36} {report['total']:>5}")
+        four, written = _("four seasons on this map"), _("final total written")
+        out.append(f"{four:<36} {report['total']:>5}")
         if report.get("final_total_written") is not None:
-            out.append(
-                f"{_('final total written'):<36} {'':>5} {report['final_total_written']:>7}"
-            )
+            out.append(f"{written:<36} {'':>5} {report['final_total_written']:>7}")
         out += ["", textwrap.fill(one_sheet_seasons(), width=96)]
     elif report["seasons"][0]["season"] != "winter":
         season = season_name(report["seasons"][0]["season"])
@@ -128,11 +127,13 @@ def _season_part(report: dict) -> list[str]:
 
 def _card_table(report: dict) -> list[str]:
     """Each card's stars, the coins and the monster penalty; the written boxes on their own."""
-    out = [f"{_('card'):<20} {_('stars'):>5}"]
+    card, stars_word, coins, penalty = _("card"), _("stars"), _("coins"), _("monster penalty")
+    width = max(20, len(penalty))
+    out = [f"{card:<{width}} {stars_word:>5}"]
     for slug, stars in report["cards"].items():
-        out.append(f"{card_name(slug):<20} {stars:>5}")
-    out.append(f"{_('coins'):<20} {report['coins']:>5}")
-    out.append(f"{_('monster penalty'):<20} {-report['monster_penalty']:>5}")
+        out.append(f"{card_name(slug):<{width}} {stars:>5}")
+    out.append(f"{coins:<{width}} {report['coins']:>5}")
+    out.append(f"{penalty:<{width}} {-report['monster_penalty']:>5}")
     return out + written_table(report)
 
 
@@ -140,11 +141,24 @@ def season_table(report: dict) -> list[str]:
     """The season rows of a score report; with the numbers the player wrote beside ours when the
     report carries them (``seasons_written``; ``·`` a blank box cell)."""
     written = written_by_season(report)
-    head = f"{_('season'):<8} {_('edict'):<6} {_('card'):<20} {_('stars'):>5}"
-    out = [head + (f" {_('written'):>7}" if written else "")]
+    h_season, h_edict, h_card, h_stars, h_written = (
+        _("season"),
+        _("edict"),
+        _("card"),
+        _("stars"),
+        _("written"),
+    )
+    head = f"{h_season:<8} {h_edict:<6} {h_card:<20} {h_stars:>5}"
+    out = [head + (f" {h_written:>7}" if written else "")]
     for s in report["seasons"]:
         rows = [
-            (season_name(s["season"]), e["edict"], card_name(e["card"]), e["stars"], f"edict{i + 1}")
+            (
+                season_name(s["season"]),
+                e["edict"],
+                card_name(e["card"]),
+                e["stars"],
+                f"edict{i + 1}",
+            )
             for i, e in enumerate(s["edicts"])
         ]
         rows += [

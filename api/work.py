@@ -21,9 +21,10 @@ import vision
 from api.errors import ApiError
 from api.settings import Settings
 from api.uploads import image_kind, image_size
+from api.words import parse_cards_any as parse_cards
 from api.written_view import parse_written, written_fields
 from scoring.cards import CardError, card_slug
-from scoring.report import parse_cards, score_report
+from scoring.report import score_report
 from scoring.seasons import SEASON_BY_NAME, check_setup, score_season
 from scoring.sheet import Sheet, SheetError
 from scoring.sides import SIDES

@@ -85,14 +85,16 @@ def written_table(fields: dict[str, Any]) -> list[str]:
     lines = []
     if boxes is not None:
         heads = [_("edict"), _("edict"), _("coins"), _("monst."), _("total")]
-        lines.append(f"{_('written'):<8} " + " ".join(f"{h:>6}" for h in heads))
+        written = _("written")
+        lines.append(f"{written:<8} " + " ".join(f"{h:>6}" for h in heads))
         for box in boxes:
             first, second = box["edicts"]
             cells = [_cell(first), _cell(second), _cell(box["coins"])]
             cells += [_cell(box["monsters"], "-"), _cell(box["total"])]
             lines.append(f"{season_name(box['season']):<8} " + " ".join(f"{c:>6}" for c in cells))
     if fields.get("final_total_written") is not None:
-        lines.append(f"{_('final total written'):<36} {fields['final_total_written']:>6}")
+        final = _("final total written")
+        lines.append(f"{final:<36} {fields['final_total_written']:>6}")
     return lines
 
 

@@ -263,7 +263,9 @@ class Card:
 
     @property
     def rule(self) -> str:
-        return (self.rule_fn.__doc__ or "").strip().splitlines()[0]
+        """The rule's first paragraph (its docstring's opening sentence), on one line."""
+        first = (self.rule_fn.__doc__ or "").strip().split("\n\n")[0]
+        return " ".join(first.split())
 
     def to_json(self) -> dict[str, Any]:
         return {

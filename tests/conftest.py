@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from scoring.sheet import Sheet
 from scoring.terrain import Terrain
+
+
+# The suite expects English words: the shell's own language must not decide the result.
+for _variable in ("LANGUAGE", "LC_ALL", "LC_MESSAGES"):
+    os.environ.pop(_variable, None)
+os.environ["LANG"] = "C.UTF-8"
 
 
 def cell(name: str) -> tuple[int, int]:

@@ -9,7 +9,7 @@ import sys
 
 from api.batch import BatchOptions, run_batch
 from api.commands import CliError
-from scoring.report import parse_cards
+from api.words import parse_cards_any as parse_cards
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

@@ -35,8 +35,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from api.commands.read import read_or_fail, write_overlay
     from api.text_view import format_report
+    from api.words import parse_cards_any as parse_cards
     from api.written_view import written_fields
-    from scoring.report import parse_cards, score_report
+    from scoring.report import score_report
 
     cards = parse_cards(args.cards)  # bad cards fail before the photo is read
     reading = read_or_fail(args.photo, args.side)

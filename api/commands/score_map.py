@@ -8,8 +8,9 @@ import sys
 
 from api.sheet_files import load_sheet_and_written
 from api.text_view import format_report
+from api.words import parse_cards_any as parse_cards
 from api.written_view import written_fields
-from scoring.report import parse_cards, score_report
+from scoring.report import score_report
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
