@@ -4,9 +4,7 @@ worker thread under the time limit), and the reference data ``GET /v1/cards`` an
 
 from __future__ import annotations
 
-from typing import Annotated
-
-from fastapi import APIRouter, Header, Response
+from fastapi import APIRouter, Request, Response
 
 from api import schemas, work
 from api.dependencies import CpuDep, SettingsDep
@@ -90,10 +88,10 @@ async def validate(body: schemas.ValidateRequest, settings: SettingsDep, cpu: Cp
 
 
 @router.get("/cards", response_model=schemas.Cards, tags=["reference"])
-async def cards(response: Response, accept_language: Annotated[str | None, Header()] = None):
+async def cards(request: Request, response: Response):
     """The sixteen scoring cards (slug, name, back, solo value, rule in our words) and the seasons,
     named in the language ``Accept-Language`` asks for (English when no catalog speaks it)."""
-    language = negotiate(accept_language)
+    language = negotiate(request.headers.get("accept-language"))
     response.headers["Content-Language"] = language.replace("_", "-")
     with speaking(language):
         return {
