@@ -10,11 +10,14 @@ language from it.
 
 from __future__ import annotations
 
+import html
+import re
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 from babel.messages.catalog import Catalog
-from babel.messages.extract import extract_from_dir
+from babel.messages.extract import extract_from_dir, extract_from_file
 from babel.messages.pofile import read_po, write_po
 
 from api.i18n import DOMAIN, LANGUAGES, LOCALES
@@ -25,6 +28,10 @@ from scoring.seasons import SEASONS
 ROOT = Path(__file__).resolve().parent.parent
 KEYWORDS = {"_": None, "_n": (1, 2), "_p": ((1, "c"), 2)}
 SOURCES = ("api",)  # the packages whose player-facing words are marked
+STATIC = ROOT / "api" / "static"  # the web page: data-i18n text in HTML, t()/tn() in scripts
+JS_KEYWORDS = {"t": None, "tn": (1, 2)}
+_MARKED_TEXT = re.compile(r"<(\w+)\b[^<>]*\bdata-i18n(?![-\w])[^<>]*>([^<]+)</\1>")
+_MARKED_LABEL = re.compile(r"<\w+\b[^<>]*\baria-label=\"([^\"]+)\"[^<>]*\bdata-i18n-aria\b")
 TEMPLATE = LOCALES / f"{DOMAIN}.pot"
 
 
@@ -46,9 +53,27 @@ def template() -> Catalog:
             ROOT / package, keywords=KEYWORDS, comment_tags=("TRANSLATORS:",)
         ):
             cat.add(message, None, [(f"{package}/{filename}", lineno)], context=context)
+    for where, message in page_messages():
+        cat.add(message, None, [where])
     for context, word in vocabulary():
         cat.add(word, None, [("scoring", 0)], context=context)
     return cat
+
+
+def page_messages() -> Iterator[tuple[tuple[str, int], str | tuple[str, str]]]:
+    """The web page's messages: marked HTML text and labels (whitespace as the browser joins it)
+    and the scripts' ``t``/``tn`` calls; each with where it is."""
+    for page in sorted(STATIC.glob("*.html")):
+        text = page.read_text(encoding="utf-8")
+        for pattern, group in ((_MARKED_TEXT, 2), (_MARKED_LABEL, 1)):
+            for m in pattern.finditer(text):
+                line = text.count("\n", 0, m.start()) + 1
+                yield (f"api/static/{page.name}", line), " ".join(html.unescape(m[group]).split())
+    for script in sorted(STATIC.glob("*.js")):
+        for lineno, message, _comments, _context in extract_from_file(
+            "javascript", script, keywords=JS_KEYWORDS
+        ):
+            yield (f"api/static/{script.name}", lineno), message
 
 
 def _write(catalog: Catalog, path: Path) -> None:

@@ -95,6 +95,49 @@ def _p(context: str, message: str, /, **values: object) -> str:
     return text.format(**values) if values else text
 
 
+@functools.cache
+def page_catalog(language: str) -> dict:
+    """The web page's messages in ``language`` as JSON: ``messages`` (English → translation),
+    ``plurals`` (singular → every form) and ``plural_index`` (the form for n = 0…199; larger n use
+    the entry of 100 + n % 100, which every language here agrees with)."""
+    with (LOCALES / f"{DOMAIN}.pot").open("rb") as f:
+        template = read_po(f)
+    cat = catalog(language)
+    messages: dict[str, str] = {}
+    plurals: dict[str, list[str]] = {}
+    for m in template:
+        if not m.id or not any(path.startswith("api/static/") for path, _line in m.locations):
+            continue
+        if isinstance(m.id, tuple):
+            singular, plural = m.id[0], m.id[1]
+            forms = _plural_forms(cat, singular, plural)
+            plurals[singular] = forms
+        else:
+            messages[m.id] = cat.gettext(m.id)
+    index = [_plural_index(cat, n) for n in range(200)]
+    return {
+        "language": language,
+        "languages": dict(LANGUAGES),
+        "messages": messages,
+        "plurals": plurals,
+        "plural_index": index,
+    }
+
+
+def _plural_index(cat: gettext.NullTranslations, n: int) -> int:
+    plural = getattr(cat, "plural", None)
+    return int(plural(n)) if plural else (0 if n == 1 else 1)
+
+
+def _plural_forms(cat: gettext.NullTranslations, singular: str, plural: str) -> list[str]:
+    """Every plural form of one message, in the catalog's order."""
+    count = max(_plural_index(cat, n) for n in range(200)) + 1
+    by_form: dict[int, str] = {}
+    for n in range(200):
+        by_form.setdefault(_plural_index(cat, n), cat.ngettext(singular, plural, n))
+    return [by_form.get(i, plural) for i in range(count)]
+
+
 def language_of(tag: str | None) -> str | None:
     """The product language a locale tag asks for ("pt-BR", "pt", "uk_UA.UTF-8"), or None."""
     if not tag:

@@ -9,7 +9,7 @@ from fastapi import APIRouter, Request, Response
 from api import schemas, work
 from api.dependencies import CpuDep, SettingsDep
 from api.errors import error_responses
-from api.i18n import negotiate, speaking
+from api.i18n import language_of, negotiate, page_catalog, speaking
 from api.words import back_name, card_name, card_rule, season_name
 from scoring.cards import BACKS, CARDS
 from scoring.seasons import SEASONS
@@ -116,6 +116,15 @@ async def cards(request: Request, response: Response):
                 for s in SEASONS
             ],
         }
+
+
+@router.get("/messages", response_model=schemas.PageMessages, tags=["reference"])
+async def messages(request: Request, response: Response, lang: str | None = None):
+    """The web page's words in one language: ``lang`` (any locale tag, e.g. ``uk``, ``pt-BR``) or
+    else the one ``Accept-Language`` asks for; English when no catalog speaks it."""
+    language = language_of(lang) or negotiate(request.headers.get("accept-language"))
+    response.headers["Content-Language"] = language.replace("_", "-")
+    return page_catalog(language)
 
 
 @router.get("/sides", response_model=schemas.Sides, tags=["reference"])

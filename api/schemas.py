@@ -281,6 +281,14 @@ class Cards(Open):
     seasons: list[SeasonInfo]
 
 
+class PageMessages(Open):
+    language: str = Field(description="the catalog the words come from (en, pt_BR, es, uk)")
+    languages: dict[str, str] = Field(description="every language, by code, named in itself")
+    messages: dict[str, str] = Field(description="the page's English messages → this language")
+    plurals: dict[str, list[str]] = Field(description="a plural message's singular → its forms")
+    plural_index: list[int] = Field(description="the plural form for n = 0…199")
+
+
 class Side(Open):
     name: str
     title: str

@@ -9,7 +9,6 @@ import pytest
 from scoring.sheet import Sheet
 from scoring.terrain import Terrain
 
-
 # The suite expects English words: the shell's own language must not decide the result.
 for _variable in ("LANGUAGE", "LC_ALL", "LC_MESSAGES"):
     os.environ.pop(_variable, None)
@@ -69,7 +68,7 @@ SLOW_FILES = {
     "test_schemathesis.py",
 }
 #: Test files that drive Debian's Chromium.
-BROWSER_FILES = {"test_web_page.py", "test_web_player.py"}
+BROWSER_FILES = {"test_web_page.py", "test_web_player.py", "test_web_languages.py"}
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

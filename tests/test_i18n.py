@@ -209,3 +209,26 @@ def test_cards_route_names_cards_in_the_asked_language(client, header, sentinel,
     assert body["seasons"][3]["title"] == winter
     with speaking(body["language"]):
         assert cards["cauldrons"]["rule"] != CARDS["cauldrons"].rule or header is None
+
+
+@pytest.mark.parametrize(
+    ("query", "header", "language", "score"),
+    [
+        ("?lang=uk", None, "uk", "Рахунок"),
+        ("", "es-AR,es;q=0.9", "es", "Puntuación"),
+        ("?lang=pt-BR", "uk", "pt_BR", "Pontuação"),
+        ("?lang=xx", "de", "en", "Score"),
+    ],
+)
+def test_the_page_catalog(client, query, header, language, score) -> None:
+    headers = {"Accept-Language": header} if header else {}
+    answer = client.get(f"/v1/messages{query}", headers=headers)
+    body = answer.json()
+    assert answer.status_code == 200 and body["language"] == language
+    assert body["messages"]["Score"] == score
+    assert set(body["languages"]) == set(LANGUAGES)
+    forms = body["plurals"]["{n} cell"]
+    with speaking(language):
+        for n in (1, 2, 5, 11, 21, 104):
+            index = body["plural_index"][n if n < 200 else 100 + n % 100]
+            assert forms[index].format(n=n) == _n("{n} cell", "{n} cells", n, n=n)

@@ -4,6 +4,7 @@
 // (written.js).
 
 import { blankWritten, writtenChecker, writtenFromFields } from "/static/written.js";
+import { languageHeader, languages, language, loadLanguage, t, tn } from "/static/i18n.js";
 
 const SIZE = 11;
 const ROWS = "ABCDEFGHIJK";
@@ -41,8 +42,11 @@ const $ = (id) => document.getElementById(id);
 const cellName = ([r, c]) => `${ROWS[r]}${c + 1}`;
 const key = ([r, c]) => `${r},${c}`;
 const svgNS = "http://www.w3.org/2000/svg";
-const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+const cellsCount = (n) => tn("{n} cell", "{n} cells", n);
+const unsureCount = (n) => tn("{n} unsure cell", "{n} unsure cells", n);
 const cardName = (slug) => state.cards[slug]?.name || slug;
+const backName = (back) => Object.values(state.cards).find((c) => c.back === back)?.back_name || BACK_NAMES[back] || back;
+const seasonTitle = (name) => { const s = state.seasonTitles?.[name] || name; return s[0].toUpperCase() + s.slice(1); };
 
 function el(tag, attrs = {}, ...children) {
   const node = tag.startsWith("svg:") ? document.createElementNS(svgNS, tag.slice(4)) : document.createElement(tag);
@@ -75,7 +79,7 @@ function setStatus(text, kind = "", detail = "") {
 async function api(path, options = {}) {
   let res;
   try {
-    res = await fetch(path, options);
+    res = await fetch(path, { ...options, headers: { ...languageHeader(), ...(options.headers || {}) } });
   } catch (e) {
     if (e.name === "AbortError") throw e;
     throw Object.assign(new Error("the scorer could not be reached"), { code: "network" });
@@ -128,12 +132,14 @@ function chosenCards() {
 function cardProblem() {
   const cards = chosenCards();
   const missing = EDICTS.filter((_, i) => !cards[i]);
-  if (missing.length === 4) return "Choose the four edict cards to see the score.";
+  if (missing.length === 4) return t("Choose the four edict cards to see the score.");
   if (missing.length) {
-    return `Choose the four edict cards to see the score (edict${missing.length > 1 ? "s" : ""} ${missing.join(", ")} still to choose).`;
+    return tn("Choose the four edict cards to see the score (edict {edicts} still to choose).",
+      "Choose the four edict cards to see the score (edicts {edicts} still to choose).",
+      missing.length, { edicts: missing.join(", ") });
   }
   const twice = cards.find((c, i) => cards.indexOf(c) !== i);
-  if (twice) return `${cardName(twice)} is chosen twice: each edict has its own card.`;
+  if (twice) return t("{card} is chosen twice: each edict has its own card.", { card: cardName(twice) });
   return "";
 }
 
@@ -226,7 +232,8 @@ async function uploadPhoto(file) {
   if (!file) return;
   const mine = ++uploadSeq;
   clearResult();
-  setStatus(`Reading ${file.name || "the photo"}… this takes a few seconds.`, "busy");
+  const name = file.name || t("the photo");
+  setStatus(t("Reading {name}… this takes a few seconds.", { name }), "busy");
   document.body.classList.add("busy", "reading");
   const form = new FormData();
   form.append("photo", file);
@@ -244,10 +251,13 @@ async function uploadPhoto(file) {
     state.toCheck = (reading.low_confidence_cells || []).filter((c) => !printed.has(key(c)))
       .sort(([r1, c1], [r2, c2]) => r1 - r2 || c1 - c2);
     const unsure = state.toCheck.length;
-    const coinsUnsure = reading.coin_confidence < 0.8 ? " Check the coin count too." : "";
-    const notes = (reading.warnings || []).filter((w) => !/cells? to check:/.test(w)).map((w) => ` Note: ${w}.`).join("");
-    setStatus(`Read side ${state.sheet.side}. ${unsure ? `${plural(unsure, "cell")} to check, marked in red on the map.`
-      : "Check the map against your sheet; tap a cell to correct it."}${coinsUnsure}${notes}`, "ok");
+    const coinsUnsure = reading.coin_confidence < 0.8 ? " " + t("Check the coin count too.") : "";
+    const notes = (reading.warnings || []).filter((w) => !/cells? to check:/.test(w))
+      .map((w) => " " + t("Note: {warning}.", { warning: w })).join("");
+    const next = unsure ? tn("{n} cell to check, marked in red on the map.", "{n} cells to check, marked in red on the map.", unsure)
+      : t("Check the map against your sheet; tap a cell to correct it.");
+    const read = t("Read side {side}.", { side: state.sheet.side });
+    setStatus([read, next].join(" ") + coinsUnsure + notes, "ok");
     rescore();
   } catch (e) {
     if (mine !== uploadSeq) return;
@@ -268,7 +278,7 @@ function startBlank(side) {
   const cells = [...Array(SIZE)].map((_, r) => [...Array(SIZE)].map((_, c) =>
     mountains.has(key([r, c])) ? "mountain" : waste.has(key([r, c])) ? "wasteland" : "empty"));
   state.sheet = { side, cells, coins: 0 };
-  setStatus(`Blank side ${side}: tap cells to draw your map.`, "ok");
+  setStatus(t("Blank side {side}: tap cells to draw your map.", { side }), "ok");
   rescore();
 }
 
@@ -332,11 +342,11 @@ function renderCheckBar() {
   if (bar.hidden) return;
   bar.classList.toggle("done", left === 0);
   $("check-count").textContent = left;
-  $("check-text").textContent = left === 0 ? `All ${plural(total, "unsure cell")} checked.`
-    : state.walking ? `Checking: ${plural(left, "cell")} left.`
-      : `The reader was unsure of ${plural(left, "cell")}, marked in red.`;
+  $("check-text").textContent = left === 0 ? t("All {cells} checked.", { cells: unsureCount(total) })
+    : state.walking ? t("Checking: {cells} left.", { cells: cellsCount(left) })
+      : t("The reader was unsure of {cells}, marked in red.", { cells: cellsCount(left) });
   $("check-cells").hidden = left === 0 || state.walking;
-  $("check-cells").textContent = `Check ${plural(left, "cell")}`;
+  $("check-cells").textContent = tn("Check {n} cell", "Check {n} cells", left);
 }
 
 function naturalSize(url) {
@@ -374,7 +384,7 @@ function renderOverlay() {
   const layer = el("svg:g", upright ? { transform: `matrix(${uprightTransform(corners).join(" ")})` } : {});
   svg.append(layer);
   layer.append(el("svg:image", { href: state.photo.url, x: 0, y: 0, width: w, height: h }));
-  $("zoom").textContent = state.zoomed ? "Show the whole photo" : "Close-up, map upright";
+  $("zoom").textContent = state.zoomed ? t("Show the whole photo") : t("Close-up, map upright");
   $("zoom").setAttribute("aria-pressed", state.zoomed ? "true" : "false");
   const lit = highlighted();
   const unsure = new Set(remaining().map(key));
@@ -406,15 +416,15 @@ function renderCardPickers() {
   if (box.childElementCount) return;
   EDICTS.forEach((edict) => {
     const select = el("select", { id: `edict-${edict}`, onchange: () => { saveChoice(); rescore({ legality: false }); } });
-    select.append(el("option", { value: "", text: "choose a card", disabled: true, selected: true }));
+    select.append(el("option", { value: "", text: t("choose a card"), disabled: true, selected: true }));
     for (const back of state.backs) {
-      const group = el("optgroup", { label: BACK_NAMES[back] || back });
+      const group = el("optgroup", { label: backName(back) });
       for (const card of Object.values(state.cards).filter((c) => c.back === back)) {
         group.append(el("option", { value: card.slug, text: card.name }));
       }
       select.append(group);
     }
-    box.append(el("div", { class: "card-picker" }, el("label", { for: `edict-${edict}`, text: `Edict ${edict}` }), select));
+    box.append(el("div", { class: "card-picker" }, el("label", { for: `edict-${edict}`, text: t("Edict {edict}", { edict }) }), select));
   });
 }
 
@@ -427,15 +437,15 @@ function scoreRow(slug, { edict, stars, counts, label, cls = "" }) {
     onclick: select, onkeydown: (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); select(); } },
   },
   el("td", { text: edict }),
-  el("th", { scope: "row" }, label, counts ? "" : el("span", { class: "muted small", text: " not this season" })),
+  el("th", { scope: "row" }, label, counts ? "" : el("span", { class: "muted small", text: " " + t("not this season") })),
   el("td", { class: "num", text: stars }));
 }
 
 function renderScore() {
   const r = state.report;
   const problem = cardProblem();
-  const waiting = problem || (!state.sheet ? "The score appears here once your sheet is read."
-    : !r ? "Scoring…" : "");
+  const waiting = problem || (!state.sheet ? t("The score appears here once your sheet is read.")
+    : !r ? t("Scoring…") : "");
   $("score-needs").textContent = waiting;
   $("score-needs").hidden = !waiting;
   $("score-needs").classList.toggle("todo", !!problem);
@@ -452,9 +462,9 @@ function renderScore() {
   for (const [edict, slug] of Object.entries(r.edicts || {})) {
     rows.append(scoreRow(slug, { edict, stars: r.cards[slug], counts: scoring.has(slug), label: cardName(slug) }));
   }
-  rows.append(el("tr", { class: "plain" }, el("td"), el("th", { scope: "row", text: "Coins" }), el("td", { class: "num", text: `+${r.coins}` })));
-  rows.append(scoreRow("monsters", { edict: "", stars: r.monster_penalty ? `−${r.monster_penalty}` : "0", counts: true, label: "Monster penalty", cls: "monsters" }));
-  $("total-label").textContent = season ? `${season.season[0].toUpperCase()}${season.season.slice(1)} total` : "Total of the four seasons";
+  rows.append(el("tr", { class: "plain" }, el("td"), el("th", { scope: "row", text: t("Coins") }), el("td", { class: "num", text: `+${r.coins}` })));
+  rows.append(scoreRow("monsters", { edict: "", stars: r.monster_penalty ? `−${r.monster_penalty}` : "0", counts: true, label: t("Monster penalty"), cls: "monsters" }));
+  $("total-label").textContent = season ? t("{season} total", { season: seasonTitle(season.season) }) : t("Total of the four seasons");
   $("total").textContent = r.total;
 
   const ev = $("evidence");
@@ -462,7 +472,7 @@ function renderScore() {
     const items = state.selected === "monsters"
       ? r.monster_cells.map((c) => ({ cells: [c], stars: -1, note: "empty cell beside a monster" }))
       : r.evidence[state.selected] || [];
-    const title = state.selected === "monsters" ? "Monster penalty" : cardName(state.selected);
+    const title = state.selected === "monsters" ? t("Monster penalty") : cardName(state.selected);
     const rule = state.selected === "monsters" ? "−1 star per empty cell beside a monster." : state.cards[state.selected]?.rule;
     ev.append(el("h3", { text: title }), el("p", { class: "rule", text: rule }));
     const list = el("ul");
@@ -484,17 +494,17 @@ function renderVerdict() {
   const reasons = $("reasons");
   reasons.replaceChildren();
   if (v.checking) {
-    $("verdict").textContent = "Checking…";
+    $("verdict").textContent = t("Checking…");
     $("verdict").className = "verdict cannot-tell";
     return;
   }
   if (v.unavailable) {
-    $("verdict").textContent = `Not checked: ${v.unavailable}`;
+    $("verdict").textContent = t("Not checked: {reason}", { reason: v.unavailable });
     $("verdict").className = "verdict cannot-tell";
     return;
   }
-  const words = { legal: "Yes — this sheet can come from a real game.", illegal: "No — this sheet breaks the rules.",
-    "cannot-tell": "Cannot tell for sure." };
+  const words = { legal: t("Yes — this sheet can come from a real game."), illegal: t("No — this sheet breaks the rules."),
+    "cannot-tell": t("Cannot tell for sure.") };
   $("verdict").textContent = words[v.verdict] || v.verdict;
   $("verdict").className = `verdict ${v.verdict}`;
   for (const reason of v.reasons || []) {
@@ -551,7 +561,7 @@ function openPicker(cell) {
     : unsure ? `${cellName(cell)} is ${current} (the reader was unsure). Tap the terrain on your sheet:`
       : `${cellName(cell)} is ${current}. Change to:`;
   $("picker-count").hidden = !state.walking;
-  $("picker-count").textContent = `${plural(left, "cell")} left to check`;
+  $("picker-count").textContent = tn("{n} cell left to check", "{n} cells left to check", left);
   $("picker-walk").hidden = !state.walking;
   const closeUp = photoCloseUp(cell);
   $("picker-photo").replaceChildren(...(closeUp ? [closeUp] : []));
@@ -586,7 +596,7 @@ function walkOn(from) {
   const next = left.find(([r, c]) => r > from[0] || (r === from[0] && c > from[1])) || left[0];
   if (next) { openPicker(next); return; }
   closePicker();
-  setStatus(`All ${plural(state.toCheck.length, "unsure cell")} checked. Check the coins, then the score.`, "ok");
+  setStatus(t("All {cells} checked. Check the coins, then the score.", { cells: unsureCount(state.toCheck.length) }), "ok");
   $("check-text").focus({ preventScroll: true });
 }
 
@@ -612,15 +622,40 @@ function setCoins(n) {
 }
 
 // ---- start ------------------------------------------------------------------------------------
+/** The cards, backs and season titles in the page's language (/v1/cards answers in it). */
+async function loadCards() {
+  const cards = await api("/v1/cards");
+  for (const c of cards.cards) state.cards[c.slug] = c;
+  state.backs = cards.backs;
+  state.seasonTitles = Object.fromEntries(cards.seasons.map((s) => [s.name, s.title || s.name]));
+}
+
+/** The language picker: every catalog, named in itself; a choice is kept on this device. */
+function renderLanguagePicker() {
+  const select = $("language");
+  select.replaceChildren(...Object.entries(languages()).map(([code, name]) =>
+    el("option", { value: code, text: name, selected: code === language() })));
+  select.onchange = async () => {
+    await loadLanguage(select.value);
+    await loadCards();
+    $("card-pickers").replaceChildren();
+    renderCardPickers();
+    restoreChoice();
+    if (!state.sheet) setStatus(t("Take or choose a photo of a filled-in map sheet."));
+    renderAll();
+  };
+}
+
 async function init() {
+  await loadLanguage();
+  renderLanguagePicker();
+  setStatus(t("Take or choose a photo of a filled-in map sheet."));
   try {
-    const [sides, cards] = await Promise.all([api("/v1/sides"), api("/v1/cards")]);
+    const [sides] = await Promise.all([api("/v1/sides"), loadCards()]);
     for (const s of sides.sides) state.sides[s.name] = s;
     state.drawable = sides.drawable;
-    for (const c of cards.cards) state.cards[c.slug] = c;
-    state.backs = cards.backs;
   } catch (e) {
-    setStatus(`The service is not answering: ${e.message}`, "error");
+    setStatus(t("The service is not answering: {reason}", { reason: e.message }), "error");
     return;
   }
   renderCardPickers();

@@ -3,10 +3,13 @@
 // numbers they are about. The table is built once; a render only sets values, marks and messages,
 // so an answer arriving while the player types never moves the focus.
 
+import { t, tn } from "/static/i18n.js";
+
 export const SEASON_EDICTS = { spring: ["A", "B"], summer: ["B", "C"], fall: ["C", "D"], winter: ["D", "A"] };
 const SEASONS = Object.keys(SEASON_EDICTS);
 const PARTS = ["edict1", "edict2", "coins", "monsters", "total"];
-const PART_WORDS = { coins: "coins", monsters: "monster penalty", total: "total" };
+const SEASON_WORDS = { spring: () => t("Spring"), summer: () => t("Summer"), fall: () => t("Fall"), winter: () => t("Winter") };
+const PART_WORDS = { coins: () => t("coins"), monsters: () => t("monster penalty"), total: () => t("total") };
 /** The written number each check code is about (winter-edicts names its edict in the message). */
 const CHECK_PART = {
   "season-sum": "total", "winter-coins": "coins", "coins-decrease": "coins", "coins-exceed": "coins",
@@ -90,11 +93,12 @@ export function createWrittenTable(onChange, onLeave) {
     tr.dataset.season = season;
     const th = document.createElement("th");
     th.scope = "row";
-    th.textContent = season[0].toUpperCase() + season.slice(1);
+    th.textContent = SEASON_WORDS[season]();
     tr.append(th);
     for (const part of PARTS) {
       const edict = part.startsWith("edict") ? SEASON_EDICTS[season][Number(part.at(-1)) - 1] : null;
-      const label = `${th.textContent} ${edict ? `edict ${edict} stars` : PART_WORDS[part]}, as written`;
+      const what = edict ? t("edict {edict} stars", { edict }) : PART_WORDS[part]();
+      const label = t("{season} {what}, as written", { season: th.textContent, what });
       const td = document.createElement("td");
       td.className = "num";
       td.append(numberInput(`${season}.${part}`, label, edict || "", changed, onLeave));
@@ -108,7 +112,7 @@ export function createWrittenTable(onChange, onLeave) {
       rows.append(ours);
     }
   }
-  $("written-final-cell").append(numberInput("final", "Final total, as written", "", changed, onLeave));
+  $("written-final-cell").append(numberInput("final", t("Final total, as written"), "", changed, onLeave));
 }
 
 /** Winter as the map scores it, under the written winter box (the cards are needed for it). */
@@ -121,7 +125,7 @@ function renderOurs(winter) {
   row.replaceChildren();
   const th = document.createElement("th");
   th.scope = "row";
-  th.textContent = "on the map";
+  th.textContent = t("on the map");
   row.append(th, ...cells.map((v) => Object.assign(document.createElement("td"), { className: "num", textContent: v })));
 }
 
@@ -146,13 +150,14 @@ export function renderWritten({ visible, written, report, error }) {
   const checks = report?.checks || [];
   const unsure = Object.values(written.confidence).filter((v) => v < UNSURE_BELOW).length;
   const verdict = $("written-verdict");
-  verdict.textContent = error ? `The written numbers could not be checked: ${error}`
-    : isBlank(written) ? "Nothing written yet: type the numbers from your sheet to check them."
-      : checks.length ? `${checks.length === 1 ? "One number does" : `${checks.length} numbers do`} not add up:`
-        : "The written numbers add up, and agree with the map.";
+  verdict.textContent = error ? t("The written numbers could not be checked: {reason}", { reason: error })
+    : isBlank(written) ? t("Nothing written yet: type the numbers from your sheet to check them.")
+      : checks.length ? tn("{n} number does not add up:", "{n} numbers do not add up:", checks.length)
+        : t("The written numbers add up, and agree with the map.");
   if (unsure && !error) { // first what to look at again, then what does not add up
-    verdict.textContent = `${unsure === 1 ? "One number was" : `${unsure} numbers were`} hard to read (dashed): `
-      + `check ${unsure === 1 ? "it" : "them"} against your sheet. ${verdict.textContent}`;
+    const hard = tn("{n} number was hard to read (dashed): check it against your sheet.",
+      "{n} numbers were hard to read (dashed): check them against your sheet.", unsure);
+    verdict.textContent = [hard, verdict.textContent].join(" ");
   }
   verdict.className = `written-verdict ${error || checks.length ? "bad" : isBlank(written) ? "" : "ok"}`;
   $("written-checks").replaceChildren(...checks.map((c) => Object.assign(document.createElement("li"), { textContent: c.message })));

@@ -1,0 +1,100 @@
+"""The web page in the player's language, in Debian's Chromium on a phone (375 × 812): the browser's
+language decides, the page's picker changes it and the device remembers it; the result, the cells
+to check and the score read in that language.
+
+``CARTOGRAPHERS_SCREENSHOTS=1`` also saves the result in each language as
+``docs/screenshots/phone-result-<language>.png``.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.test_web_page import (  # noqa: F401  (fixtures: browser, server, sample_photo)
+    CHROMIUM,
+    DEFAULT_CARDS,
+    VIEWPORTS,
+    browser,
+    choose_cards,
+    sample_photo,
+    server,
+)
+from tests.test_web_player import save
+
+sync_api = pytest.importorskip(
+    "playwright.sync_api", reason="playwright is not installed (pip install -e '.[test]')"
+)
+pytestmark = pytest.mark.skipif(
+    not CHROMIUM.exists(), reason="Debian's chromium is not installed (.ci/run installs it)"
+)
+
+#: Per language: the browser locale, and words the page must show after reading the sample photo.
+EXPECTED = {
+    "uk": ("uk-UA", "Підрахунок для Картографів", "Прочитано сторону A.", "Вартовий Ліс", "клітин"),
+    "es": ("es-ES", "Puntuador de Cartógrafos", "Lado A leído.", "Bosque Centinela", "casill"),
+    "pt_BR": ("pt-BR", "Placar de Cartógrafos", "Lado A lido.", "Bosque Sentinela", "espaço"),
+    "en": ("en-US", "Cartographers scorer", "Read side A.", "Sentinel Wood", "cell"),
+}
+
+
+def open_page(browser, server, locale: str):
+    context = browser.new_context(viewport=VIEWPORTS["phone"], locale=locale)
+    pg = context.new_page()
+    pg.viewport_name = "phone"
+    pg.goto(server + "/")
+    pg.wait_for_selector("body.ready")
+    return context, pg
+
+
+def read_sample(pg, sample_photo) -> None:
+    choose_cards(pg)
+    pg.set_input_files("#photo", str(sample_photo))
+    pg.wait_for_selector("#overlay polygon", timeout=90_000)
+    pg.wait_for_function(
+        "document.querySelector('#total').textContent.trim() !== '–' "
+        "&& !document.body.classList.contains('busy')",
+        timeout=30_000,
+    )
+
+
+@pytest.mark.parametrize("language", sorted(EXPECTED))
+def test_a_sample_photo_read_in_the_browsers_language(browser, server, sample_photo, language):
+    locale, title, read, sentinel, cells = EXPECTED[language]
+    context, pg = open_page(browser, server, locale)
+    try:
+        assert pg.locator("h1").inner_text() == title
+        assert pg.locator("html").get_attribute("lang") == language.replace("_", "-")
+        read_sample(pg, sample_photo)
+        status = pg.locator("#status").inner_text()
+        assert status.startswith(read)
+        assert cells in status  # the cells to check, counted in words of this language
+        assert pg.locator("#edict-A option:checked").inner_text() == sentinel
+        assert sentinel in pg.locator("#score-rows").inner_text()
+        if pg.locator("#check-cells").is_visible():
+            assert cells in pg.locator("#check-cells").inner_text().lower()
+        if language != "en":
+            assert "Sentinel Wood" not in pg.locator("body").inner_text()
+            assert "Score" not in pg.locator("#score-panel").inner_text()
+        save(pg, f"result-{language}")
+    finally:
+        context.close()
+
+
+def test_the_language_picker_changes_the_page_and_is_remembered(browser, server):
+    context, pg = open_page(browser, server, "en-US")
+    try:
+        assert pg.locator("#score-title").inner_text() == "Score"
+        pg.select_option("#language", "uk")
+        pg.wait_for_function("() => document.documentElement.lang === 'uk'")
+        assert pg.locator("#score-title").inner_text() == "Рахунок"
+        choose_cards(pg, DEFAULT_CARDS)
+        assert pg.locator("#edict-A option:checked").inner_text() == "Вартовий Ліс"
+        pg.reload()
+        pg.wait_for_selector("body.ready")
+        assert pg.locator("#score-title").inner_text() == "Рахунок"  # kept on this device
+        assert pg.locator("#language").input_value() == "uk"
+        pg.select_option("#language", "en")
+        pg.wait_for_function("() => document.documentElement.lang === 'en'")
+        assert pg.locator("#score-title").inner_text() == "Score"
+    finally:
+        context.close()
