@@ -2,10 +2,10 @@
 ``python -m api.catalogs add LANG``.
 
 The template (``api/locales/cartographers.pot``) holds every message the code marks with
-``_``/``_n``/``_p`` (Babel's extractor) and the game's vocabulary taken from the rules' own data
-(card names and rules, terrains, seasons, card backs). ``update`` merges it into every language's
-``.po`` (new messages come in untranslated, so the catalog test names them); ``add`` starts a new
-language from it.
+``_``/``_n``/``_p`` (Babel's extractor), the web page's marked text, and the vocabulary taken from
+the rules' own data (card names and rules, terrains, seasons, card backs, what each error code
+means). ``update`` merges it into every language's ``.po`` (new messages come in untranslated, so
+the catalog test names them); ``add`` starts a new language from it.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from babel.messages.catalog import Catalog
 from babel.messages.extract import extract_from_dir, extract_from_file
 from babel.messages.pofile import read_po, write_po
 
+from api.errors import ERRORS
 from api.i18n import DOMAIN, LANGUAGES, LOCALES
 from api.words import TERRAIN_WORDS
 from scoring.cards import BACK_NAMES, CARDS
@@ -42,6 +43,7 @@ def vocabulary() -> list[tuple[str, str]]:
     words += [("terrain", w) for w in TERRAIN_WORDS.values()]
     words += [("season", s.name) for s in SEASONS]
     words += [("back", b) for b in BACK_NAMES.values()]
+    words += [("error", kind.meaning) for kind in ERRORS.values()]
     return words
 
 

@@ -18,6 +18,8 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from api.i18n import DEFAULT_LANGUAGE, catalog, negotiate
+
 log = logging.getLogger("cartographers.service")
 
 
@@ -93,7 +95,14 @@ class ErrorBody(BaseModel):
     """The body of every error response."""
 
     code: str = Field(description="stable machine-readable error code (see docs/service.md)")
-    message: str = Field(description="what went wrong, for a person")
+    message: str = Field(
+        description="what went wrong, for a person, in the language of `Accept-Language`"
+    )
+    detail: str | None = Field(
+        None,
+        description="the specific message in English when `message` is in another language "
+        "(field names, card names, sizes)",
+    )
     field: str | None = Field(None, description="the input field at fault, when there is one")
     error_id: str | None = Field(
         None,
@@ -117,13 +126,34 @@ class ApiError(Exception):
 
 
 def error_response(
-    code: str, message: str, field: str | None = None, error_id: str | None = None
+    code: str,
+    message: str,
+    field: str | None = None,
+    error_id: str | None = None,
+    accept_language: str | None = None,
 ) -> JSONResponse:
-    """The JSON response for one error."""
+    """The JSON response for one error, its message in the language ``accept_language`` asks for."""
     body = ErrorBody(code=code, message=message, field=field, error_id=error_id).model_dump(
         exclude_none=True
     )
-    return JSONResponse(body, status_code=ERRORS[code].status)
+    return JSONResponse(spoken(body, accept_language), status_code=ERRORS[code].status)
+
+
+def spoken(body: dict[str, Any], accept_language: str | None) -> dict[str, Any]:
+    """``body`` with its message in the asked language: what its code means there, the English
+    message kept as ``detail`` (the code is the same token in every language)."""
+    language = negotiate(accept_language)
+    if language == DEFAULT_LANGUAGE or body.get("code") not in ERRORS:
+        return body
+    meaning = ERRORS[body["code"]].meaning
+    translated = catalog(language).pgettext("error", meaning)
+    if translated == meaning:
+        return body
+    return body | {"message": translated[:1].upper() + translated[1:], "detail": body["message"]}
+
+
+def _language(request: Request) -> str | None:
+    return request.headers.get("accept-language")
 
 
 def error_responses(*codes: str) -> dict[int | str, dict]:
@@ -149,15 +179,17 @@ def _validation_message(exc: RequestValidationError) -> tuple[str, str | None]:
     return (f"{where}: {msg}" if where else msg), where
 
 
-async def on_api_error(_: Request, exc: ApiError) -> JSONResponse:
-    return error_response(exc.code, exc.message, exc.field)
+async def on_api_error(request: Request, exc: ApiError) -> JSONResponse:
+    return error_response(exc.code, exc.message, exc.field, accept_language=_language(request))
 
 
 async def on_validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
     first = exc.errors()[0] if exc.errors() else {}
     if first.get("type") == "json_invalid":
         return error_response(
-            "bad-json", f"the request body is not valid JSON: {first.get('msg', '')}".rstrip(": ")
+            "bad-json",
+            f"the request body is not valid JSON: {first.get('msg', '')}".rstrip(": "),
+            accept_language=_language(request),
         )
     sent = request.headers.get("content-type", "").split(";")[0].strip()
     if (
@@ -166,9 +198,10 @@ async def on_validation_error(request: Request, exc: RequestValidationError) -> 
         return error_response(
             "unsupported-media-type",
             f"this route takes a JSON body (Content-Type: application/json), not {sent}",
+            accept_language=_language(request),
         )
     message, where = _validation_message(exc)
-    return error_response("invalid-request", message, where)
+    return error_response("invalid-request", message, where, accept_language=_language(request))
 
 
 async def on_http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
@@ -179,7 +212,7 @@ async def on_http_error(request: Request, exc: StarletteHTTPException) -> JSONRe
     message = {404: f"no such route: {where}", 405: f"{where} is not allowed"}.get(
         exc.status_code, str(exc.detail)
     )
-    response = error_response(code, message)
+    response = error_response(code, message, accept_language=_language(request))
     response.headers.update(exc.headers or {})  # 405 keeps its Allow header (RFC 9110)
     return response
 
@@ -200,16 +233,17 @@ async def on_unexpected(request: Request, exc: Exception) -> JSONResponse:
         f"the service failed on this request (a bug, logged as {error_id}); "
         "please report it with that id",
         error_id=error_id,
+        accept_language=_language(request),
     )
 
 
-async def on_game_error(_: Request, exc: Exception) -> JSONResponse:
+async def on_game_error(request: Request, exc: Exception) -> JSONResponse:
     """A :class:`api.games.GameError` answers ``{code, message}``; a rejected sheet also lists the
     cells and reasons (``field`` is then ``sheet``)."""
     body: dict[str, Any] = {"code": exc.code, "message": exc.message}
     if exc.code == "sheet-rejected":
         body.update(field="sheet", cells=exc.cells, reasons=exc.reasons)
-    return JSONResponse(body, status_code=ERRORS[exc.code].status)
+    return JSONResponse(spoken(body, _language(request)), status_code=ERRORS[exc.code].status)
 
 
 def install_handlers(app) -> None:

@@ -123,5 +123,6 @@ class BodyLimit:
             "too-large",
             f"the request is {size}; the limit is {self.limit:,} bytes "
             f"({self.limit / 1_000_000:g} MB)",
+            accept_language=dict(scope["headers"]).get(b"accept-language", b"").decode("latin-1"),
         )
         await response(scope, receive, send)

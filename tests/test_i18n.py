@@ -232,3 +232,35 @@ def test_the_page_catalog(client, query, header, language, score) -> None:
         for n in (1, 2, 5, 11, 21, 104):
             index = body["plural_index"][n if n < 200 else 100 + n % 100]
             assert forms[index].format(n=n) == _n("{n} cell", "{n} cells", n, n=n)
+
+
+@pytest.mark.parametrize(
+    ("header", "message"),
+    [
+        ("uk", "Невідомі, повторені або не всі карти підрахунку"),
+        ("es-ES", "Cartas de puntuación desconocidas, repetidas o insuficientes"),
+        ("pt-BR", "Cartas de pontuação desconhecidas, repetidas ou insuficientes"),
+    ],
+)
+def test_error_messages_in_the_asked_language_with_the_same_code(client, header, message) -> None:
+    sheet = {"side": "A", "cells": [["empty"] * 11 for _ in range(11)], "coins": 0}
+    sheet["cells"][1][3] = sheet["cells"][2][8] = sheet["cells"][5][5] = "mountain"
+    sheet["cells"][8][2] = sheet["cells"][9][7] = "mountain"
+    body = {"sheet": sheet, "cards": ["sentinel-wood", "nonsense", "wildholds", "borderlands"]}
+    english = client.post("/v1/score-map", json=body)
+    spoken = client.post("/v1/score-map", json=body, headers={"Accept-Language": header})
+    assert english.status_code == spoken.status_code == 422
+    assert english.json()["code"] == spoken.json()["code"] == "bad-cards"
+    assert spoken.json()["message"] == message
+    assert spoken.json()["detail"] == english.json()["message"]
+    assert "detail" not in english.json()
+
+
+def test_an_unknown_route_answers_in_the_asked_language(client) -> None:
+    answer = client.get("/v1/nowhere", headers={"Accept-Language": "uk"})
+    assert answer.status_code == 404
+    assert answer.json() == {
+        "code": "not-found",
+        "message": "Такого маршруту немає",
+        "detail": "no such route: GET /v1/nowhere",
+    }
