@@ -98,3 +98,16 @@ def test_the_language_picker_changes_the_page_and_is_remembered(browser, server)
         assert pg.locator("#score-title").inner_text() == "Score"
     finally:
         context.close()
+
+
+def test_a_failed_upload_gets_its_tip_in_the_browsers_language(browser, server):
+    context, pg = open_page(browser, server, "uk-UA")
+    try:
+        pg.set_input_files(
+            "#photo", files=[{"name": "notes.txt", "mimeType": "text/plain", "buffer": b"hello"}]
+        )
+        pg.wait_for_selector("#status.error", timeout=30_000)
+        assert pg.locator("#status").inner_text().startswith("Цей файл не є фото")
+        assert "Подробиці:" in pg.locator("#status-detail").inner_text()
+    finally:
+        context.close()

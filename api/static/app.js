@@ -94,33 +94,25 @@ const postJson = (path, body, signal) =>
 
 /** What to do after a failed upload, in a player's words, per error code of the service. */
 function photoTip(e) {
-  const small = /only (\d+)×(\d+) px/.exec(e.message || "");
+  const small = /only (\d+)×(\d+) px/.exec(e.detail || e.message || "");
   if (e.code === "no-grid" && small) {
-    return `That photo is too small (${small[1]} × ${small[2]} pixels) to read a map: take the photo at the camera's `
-      + "full size, or choose the original photo rather than a thumbnail or screenshot.";
+    return t("That photo is too small ({width} × {height} pixels) to read a map: take the photo at the camera's full size, or choose the original photo rather than a thumbnail or screenshot.", { width: small[1], height: small[2] });
   }
   const tips = {
-    "no-grid": "No map grid found: photograph the whole sheet from above, flat, in even light, without glare, "
-      + "with the coin track in the frame.",
-    "unreadable-photo": "The map could not be read from this photo: retake it from straight above, with the sheet "
-      + "flat and filling most of the frame, in even light without glare.",
-    "wrong-side": "This photo shows the other side of the sheet: turn the sheet over, or photograph the side you played.",
-    "not-an-image": "That file is not a photo: choose a JPEG or PNG photo of your map sheet.",
-    "empty-file": "That file is empty: take the photo again, or choose another JPEG or PNG photo.",
-    "heic-unsupported": "This server cannot open HEIC photos (the iPhone's default format): set the camera to "
-      + "“Most Compatible”, or send the photo as a JPEG.",
-    "too-many-pixels": "That photo has more pixels than this server accepts: take it at a lower resolution "
-      + "(12 megapixels is plenty) or send a smaller copy.",
-    "too-large": "That photo file is too large for this server: take it at a lower resolution or send a smaller JPEG.",
-    "timeout": "Reading the photo took too long (the server may be busy): wait a moment and try again.",
-    "reader-unavailable": "This server cannot read photos at the moment: start from a blank sheet (Side A or Side B) "
-      + "and tap in your map instead.",
-    "internal-error": `Something went wrong on the server. Try again; if it happens again, report it with the code `
-      + `${e.error_id || "shown below"}.`,
-    "network": "The scorer could not be reached: check that this device is still connected to it, then try again.",
+    "no-grid": () => t("No map grid found: photograph the whole sheet from above, flat, in even light, without glare, with the coin track in the frame."),
+    "unreadable-photo": () => t("The map could not be read from this photo: retake it from straight above, with the sheet flat and filling most of the frame, in even light without glare."),
+    "wrong-side": () => t("This photo shows the other side of the sheet: turn the sheet over, or photograph the side you played."),
+    "not-an-image": () => t("That file is not a photo: choose a JPEG or PNG photo of your map sheet."),
+    "empty-file": () => t("That file is empty: take the photo again, or choose another JPEG or PNG photo."),
+    "heic-unsupported": () => t("This server cannot open HEIC photos (the iPhone's default format): set the camera to “Most Compatible”, or send the photo as a JPEG."),
+    "too-many-pixels": () => t("That photo has more pixels than this server accepts: take it at a lower resolution (12 megapixels is plenty) or send a smaller copy."),
+    "too-large": () => t("That photo file is too large for this server: take it at a lower resolution or send a smaller JPEG."),
+    "timeout": () => t("Reading the photo took too long (the server may be busy): wait a moment and try again."),
+    "reader-unavailable": () => t("This server cannot read photos at the moment: start from a blank sheet (Side A or Side B) and tap in your map instead."),
+    "internal-error": () => t("Something went wrong on the server. Try again; if it happens again, report it with the code {code}.", { code: e.error_id || t("shown below") }),
+    "network": () => t("The scorer could not be reached: check that this device is still connected to it, then try again."),
   };
-  return tips[e.code] || "The photo could not be read. Try again with a sharp photo of the whole sheet, taken from "
-    + "above in even light.";
+  return tips[e.code]?.() || t("The photo could not be read. Try again with a sharp photo of the whole sheet, taken from above in even light.");
 }
 
 // ---- the edict cards: chosen by the player, remembered on this device -------------------------
@@ -261,7 +253,8 @@ async function uploadPhoto(file) {
     rescore();
   } catch (e) {
     if (mine !== uploadSeq) return;
-    const detail = e.message && e.code !== "network" ? `Details: ${e.message.replace(/\.$/, "")}.` : "";
+    const said = e.detail || e.message;
+    const detail = said && e.code !== "network" ? t("Details: {message}.", { message: said.replace(/\.$/, "") }) : "";
     setStatus(photoTip(e), "error", detail);
   } finally {
     if (mine === uploadSeq) document.body.classList.remove("busy", "reading");
