@@ -111,3 +111,18 @@ def test_a_failed_upload_gets_its_tip_in_the_browsers_language(browser, server):
         assert "Подробиці:" in pg.locator("#status-detail").inner_text()
     finally:
         context.close()
+
+
+def test_the_game_page_in_the_browsers_language(browser, server):
+    context = browser.new_context(viewport=VIEWPORTS["phone"], locale="uk-UA")
+    pg = context.new_page()
+    try:
+        pg.goto(server + "/static/game.html")
+        pg.wait_for_selector("body.ready")
+        assert pg.locator("h1").inner_text() == "Вести партію"
+        assert pg.locator("#status").inner_text() == "Відкрийте партію або створіть нову."
+        assert pg.locator("label[for=edict-A]").inner_text() == "Указ A"
+        assert "Вартовий Ліс" in pg.locator("#edict-A").inner_text()
+        assert pg.locator("#season option[value=winter]").inner_text() == "Зима"
+    finally:
+        context.close()

@@ -1,14 +1,18 @@
 // The "game" view: create or open a tracked game, upload season sheets, follow the standings.
 // Talks only to /v1/games and /v1/cards on this server.
 
+import { languageHeader, loadLanguage, t } from "/static/i18n.js";
+
 const $ = (id) => document.getElementById(id);
 const state = { game: null, cards: [], backs: [] };
 const BACK_NAMES = { "forest": "Forest", "farm-water": "Farm and water", "village": "Village", "placement": "Placement" };
 /** A card's printed name (the API speaks in slugs). */
 const cardName = (slug) => state.cards.find((c) => c.slug === slug)?.name || slug;
+/** A season's name in the page's language, capitalised. */
+const seasonTitle = (name) => { const s = state.seasonTitles?.[name] || name; return s[0].toUpperCase() + s.slice(1); };
 
 async function api(path, options = {}) {
-  const r = await fetch(path, options);
+  const r = await fetch(path, { ...options, headers: { ...languageHeader(), ...(options.headers || {}) } });
   const body = await r.json().catch(() => ({ code: "bad-json", message: `HTTP ${r.status}` }));
   if (!r.ok) throw Object.assign(new Error(body.message || `HTTP ${r.status}`), body);
   return body;
@@ -29,16 +33,16 @@ function cardPickers() {
     wrap.className = "card-picker";
     const label = document.createElement("label");
     label.htmlFor = `edict-${edict}`;
-    label.textContent = `Edict ${edict}`;
+    label.textContent = t("Edict {edict}", { edict });
     const select = document.createElement("select");
     select.id = `edict-${edict}`;
     select.required = true;
-    const placeholder = new Option("choose a card", "", true, true);
+    const placeholder = new Option(t("choose a card"), "", true, true);
     placeholder.disabled = true;
     select.append(placeholder);
     for (const back of backs) {
       const group = document.createElement("optgroup");
-      group.label = BACK_NAMES[back] || back;
+      group.label = state.cards.find((c) => c.back === back)?.back_name || BACK_NAMES[back] || back;
       for (const c of state.cards.filter((c) => c.back === back)) group.append(new Option(c.name, c.slug));
       select.append(group);
     }
@@ -77,14 +81,16 @@ async function showStandings() {
   const data = await api(`/v1/games/${state.game.id}/standings`);
   const out = $("standings");
   out.replaceChildren();
-  if (!data.seasons.length) out.append(cell("p", "No season sheets yet.", "hint"));
+  if (!data.seasons.length) out.append(cell("p", t("No season sheets yet."), "hint"));
   for (const season of data.seasons) {
     const table = document.createElement("table");
     table.className = "score";
-    const caption = cell("caption", `After ${season.season}${season.complete ? "" : " (not every sheet in yet)"}`);
+    const title = seasonTitle(season.season);
+    const caption = cell("caption", season.complete ? t("After {season}", { season: title })
+      : t("After {season} (not every sheet in yet)", { season: title }));
     const head = document.createElement("thead");
     const hr = document.createElement("tr");
-    for (const h of ["Place", "Player", "Season", "Total", "Monster stars lost"]) hr.append(cell("th", h));
+    for (const h of [t("Place"), t("Player"), t("Season"), t("Total"), t("Monster stars lost")]) hr.append(cell("th", h));
     head.append(hr);
     const body = document.createElement("tbody");
     const seasonTotal = Object.fromEntries(season.scores.map((s) => [s.player, s.season_total]));
@@ -97,7 +103,8 @@ async function showStandings() {
     table.append(caption, head, body);
     out.append(table);
   }
-  if (data.final) out.append(cell("p", `Final: ${data.final.map((s) => `${s.place}. ${s.player} (${s.total})`).join(", ")}`, "verdict legal"));
+  const ranking = (data.final || []).map((s) => `${s.place}. ${s.player} (${s.total})`).join(", ");
+  if (data.final) out.append(cell("p", t("Final: {ranking}", { ranking }), "verdict legal"));
 }
 
 async function upload(file) {
@@ -108,19 +115,22 @@ async function upload(file) {
   form.append("replace", $("replace").checked ? "true" : "false");
   const player = $("player").value;
   const season = $("season").value;
-  say($("upload-status"), `Reading and checking ${player}'s ${season} sheet…`);
+  say($("upload-status"), t("Reading and checking {player}'s {season} sheet…", { player, season: seasonTitle(season) }));
   $("upload-reasons").replaceChildren();
   try {
     const r = await api(`/v1/games/${state.game.id}/players/${encodeURIComponent(player)}/seasons/${season}`,
       { method: "POST", body: form });
     const s = r.score;
-    const legal = { legal: "it can come from a real game", illegal: "it breaks the rules",
-      "cannot-tell": "cannot tell whether it breaks the rules" };
-    say($("upload-status"), `${player}, ${season}: ${s.total} stars (${s.edicts.map((e) => `${cardName(e.card)} ${e.stars}`).join(" + ")}` +
-      ` + ${s.coins} coins − ${s.monster_penalty} for monsters); ${legal[r.checks.legality.verdict] || r.checks.legality.verdict}.`, "ok");
+    const legal = { legal: t("it can come from a real game"), illegal: t("it breaks the rules"),
+      "cannot-tell": t("cannot tell whether it breaks the rules") };
+    const edicts = s.edicts.map((e) => `${cardName(e.card)} ${e.stars}`).join(" + ");
+    say($("upload-status"), t("{player}, {season}: {total} stars ({edicts} + {coins} coins − {monsters} for monsters); {verdict}.", {
+      player, season: seasonTitle(season), total: s.total, edicts, coins: s.coins, monsters: s.monster_penalty,
+      verdict: legal[r.checks.legality.verdict] || r.checks.legality.verdict,
+    }), "ok");
     await showStandings();
   } catch (e) {
-    say($("upload-status"), e.message || "The sheet could not be stored.", "error");
+    say($("upload-status"), e.message || t("The sheet could not be stored."), "error");
     for (const reason of e.reasons || []) $("upload-reasons").append(cell("li", reason.message));
   }
 }
@@ -137,19 +147,23 @@ async function create(event) {
     await listGames(game.id);
     await openGame(game.id);
   } catch (e) {
-    say($("status"), e.message || "The game could not be created.", "error");
+    say($("status"), e.message || t("The game could not be created."), "error");
   }
 }
 
 async function start() {
+  await loadLanguage();
+  say($("status"), t("Open a game, or create one."));
   try {
-    ({ cards: state.cards, backs: state.backs } = await api("/v1/cards"));
+    const cards = await api("/v1/cards");
+    ({ cards: state.cards, backs: state.backs } = cards);
+    state.seasonTitles = Object.fromEntries(cards.seasons.map((s) => [s.name, s.title || s.name]));
     cardPickers();
     const id = new URLSearchParams(location.search).get("id");
     await listGames(id);
     if (id) await openGame(id);
   } catch (e) {
-    say($("status"), e.message || "The service is not answering.", "error");
+    say($("status"), e.message || t("The service is not answering."), "error");
   }
   $("create").addEventListener("submit", create);
   $("open").addEventListener("click", () => openGame($("open-id").value).catch((e) => say($("status"), e.message, "error")));
