@@ -260,27 +260,28 @@ def test_messages_name_the_season_and_the_json_shape() -> None:
     assert set(CHECK_CODES) >= {"season-sum", "monsters-exceed"}
 
 
+def as_written(seasons, final: int) -> dict:
+    """The written-number JSON of a player who wrote each season's true score and the total."""
+    boxes = [
+        {
+            "season": s.season,
+            "edicts": [e.result.stars for e in s.edicts],
+            "coins": s.coins,
+            "monsters": s.monster_penalty,
+            "total": s.total,
+        }
+        for s in seasons
+    ]
+    return {"seasons_written": boxes, "final_total_written": final}
+
+
 @pytest.mark.parametrize("side", ["A", "B"])
 @pytest.mark.parametrize("seed", range(8))
 def test_simulated_games_scored_right_get_no_report(side: str, seed: int) -> None:
     """Soundness: every player of a simulated game, each season's true score written down."""
     game = simulate(4, side, seed, "random" if seed % 2 else "greedy")
     for player, seasons in enumerate(game.season_scores):
-        written = WrittenScores.from_json(
-            {
-                "seasons_written": [
-                    {
-                        "season": s.season,
-                        "edicts": [e.result.stars for e in s.edicts],
-                        "coins": s.coins,
-                        "monsters": s.monster_penalty,
-                        "total": s.total,
-                    }
-                    for s in seasons
-                ],
-                "final_total_written": game.game_scores[player].total,
-            }
-        )
+        written = WrittenScores.from_json(as_written(seasons, game.game_scores[player].total))
         final = game.final_sheets[player]
         assert check_written(written, final, game.cards) == [], (seed, player)
         assert checked_total(written, final, game.cards) == game.game_scores[player].total
@@ -311,19 +312,7 @@ def test_any_one_number_changed_on_a_right_sheet_is_reported(seed: int) -> None:
     """Completeness on fully written sheets: every number takes part in a sum that is checked."""
     game = simulate(3, "AB"[seed % 2], 100 + seed)
     seasons = game.season_scores[0]
-    right = {
-        "seasons_written": [
-            {
-                "season": s.season,
-                "edicts": [e.result.stars for e in s.edicts],
-                "coins": s.coins,
-                "monsters": s.monster_penalty,
-                "total": s.total,
-            }
-            for s in seasons
-        ],
-        "final_total_written": game.game_scores[0].total,
-    }
+    right = as_written(seasons, game.game_scores[0].total)
     final = game.final_sheets[0]
     for season in SEASON_NAMES:
         for part in PARTS:
