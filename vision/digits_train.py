@@ -1,0 +1,253 @@
+"""Training the season-box character classifier (``cartographers train-digits``).
+
+Three sources, every example passed through the reader's own blob finder (:mod:`vision.seasons`)
+so training sees blobs exactly as reading does:
+
+- scikit-learn's bundled handwritten digits (``load_digits``: 1 797 real 8 × 8 digits, no
+  download), three quarters for training, the rest kept for the validation figure;
+- digits, minus signs and crossed-out numbers written by the generator's hands
+  (:mod:`vision.synth.digits`) in several pens, sizes and slants;
+- print: every blob of the empty writing cells of the generator's printings (every art family,
+  both sides, every paper), i.e. edict letters, coin and monster icons, border remnants.
+
+Every example is degraded like a photo (resolution, blur, contrast, noise, pencil tooth).
+"""
+
+from __future__ import annotations
+
+import platform
+import sys
+import time
+from collections.abc import Callable
+
+import cv2
+import numpy as np
+
+from vision.digits import CLASSES, NOISE, SCRIBBLE, DigitModel
+from vision.seasons import (
+    BOX_PX,
+    blob_features,
+    cell_darkness,
+    darkness,
+    find_blobs,
+    remove_borders,
+    writing_cells,
+)
+
+HIDDEN = (128,)  # the network's hidden layer
+GENERATED = {"full": 700, "quick": 40}  # generated examples per character class
+SCRIBBLED = {"full": 900, "quick": 50}
+PRINT_RENDERS = {"full": 3, "quick": 1}  # degraded copies of each empty printing
+
+
+def degrade(d: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A darkness map as a phone photo would give it: lower resolution, blur, contrast, noise."""
+    h, w = d.shape
+    f = rng.uniform(0.35, 1.0)
+    small = cv2.resize(d, (max(2, int(w * f)), max(2, int(h * f))), interpolation=cv2.INTER_AREA)
+    out = cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
+    sigma = rng.uniform(0.0, 0.9)
+    if sigma > 0.2:
+        out = cv2.GaussianBlur(out, (0, 0), sigma)
+    out = out * rng.uniform(0.3, 1.0) + rng.normal(0, rng.uniform(0.003, 0.025), out.shape)
+    return np.clip(out, 0.0, 1.0).astype(np.float32)
+
+
+def _tooth(shape: tuple[int, int], rng: np.random.Generator) -> np.ndarray:
+    """The paper's grain breaking a pencil stroke (1 = the stroke as drawn)."""
+    grain = cv2.GaussianBlur(rng.standard_normal(shape).astype(np.float32), (0, 0), 0.7)
+    return np.clip(0.75 + 0.9 * grain, 0.15, 1.0)
+
+
+def _on_cell(ink: np.ndarray, px: float, rng: np.random.Generator) -> np.ndarray:
+    """Rendered ink (density at ``px`` per u) scaled to ``BOX_PX``, on a margin of paper."""
+    s = BOX_PX / px
+    h, w = ink.shape
+    ink = cv2.resize(ink, (max(2, int(w * s)), max(2, int(h * s))), interpolation=cv2.INTER_AREA)
+    if rng.random() < 0.6:
+        ink = ink * _tooth(ink.shape, rng)
+    pad = 6
+    d = np.pad(ink * rng.uniform(0.35, 0.8), pad)
+    return degrade(d, rng)
+
+
+def _largest_blob_features(d: np.ndarray) -> np.ndarray | None:
+    """Features of the biggest blob the reader finds in ``d`` (None when it finds none)."""
+    blobs = find_blobs(d, BOX_PX)
+    if not blobs:
+        return None
+    big = max(blobs, key=lambda b: float(b.ink.sum()))
+    return blob_features([big], BOX_PX)[0]
+
+
+def generated_examples(n: int, n_crossed: int, rng: np.random.Generator) -> tuple[list, list]:
+    """Digits and minus signs (``n`` each) and crossed-out numbers by the generator's hands."""
+    from vision.synth.digits import render_chars
+
+    xs, ys = [], []
+    for label, ch in enumerate(CLASSES[:11]):
+        for _ in range(n):
+            px = float(rng.uniform(35, 90))
+            f = _largest_blob_features(_on_cell(render_chars(ch, rng, px), px, rng))
+            if f is not None:
+                xs.append(f)
+                ys.append(label)
+    for _ in range(n_crossed):
+        px = float(rng.uniform(35, 90))
+        text = str(int(rng.integers(0, 100 if rng.random() < 0.6 else 10)))
+        f = _largest_blob_features(_on_cell(render_chars(text, rng, px, crossed=True), px, rng))
+        if f is not None:
+            xs.append(f)
+            ys.append(SCRIBBLE)
+    return xs, ys
+
+
+def sklearn_digit_examples(images: np.ndarray, rng: np.random.Generator) -> list:
+    """``load_digits`` images (8 × 8, 0…16) as the reader would see them written 0.2–0.55 u tall."""
+    out = []
+    for img in images:
+        height = rng.uniform(0.22, 0.55) * BOX_PX
+        width = height * rng.uniform(0.75, 1.0)
+        ink = cv2.resize(
+            img.reshape(8, 8).astype(np.float32) / 16.0,
+            (max(3, int(width)), max(3, int(height))),
+            interpolation=cv2.INTER_CUBIC,
+        )
+        ink = np.clip(ink, 0, 1)
+        out.append(_largest_blob_features(degrade(np.pad(ink * rng.uniform(0.35, 0.8), 6), rng)))
+    return out
+
+
+def print_examples(copies: int, rng: np.random.Generator) -> list:
+    """Every blob of the empty writing cells of every generated printing, degraded ``copies``
+    times."""
+    from vision.synth.art import ART_FAMILIES, render_art
+
+    out = []
+    for family in ART_FAMILIES:
+        for side in ("A", "B"):
+            for variant in ("print", "photocopy", "white-print"):
+                rendered = render_art(family, side, BOX_PX, variant, rng)
+                grey = rendered.image.min(axis=2)
+                ox, oy = rendered.origin_u
+                for _ in range(copies):
+                    dark = degrade(darkness(grey, BOX_PX), rng)
+                    out += _cell_blobs(dark, (ox, oy), rng)
+    return out
+
+
+def _cell_blobs(dark: np.ndarray, origin: tuple[float, float], rng) -> list:
+    """Features of every blob in every writing cell of a flat sheet's darkness map."""
+    from vision import seasons
+
+    strip_origin = (seasons.STRIP[0], seasons.STRIP[2])
+    rows = []
+    for cell in writing_cells().values():
+        # the flat sheet's pixel grid, expressed as an offset from the strip's
+        offset = (
+            strip_origin[0] - origin[0] + rng.normal(0, 0.03),
+            strip_origin[1] - origin[1] + rng.normal(0, 0.03),
+        )
+        d = cell_darkness(dark, cell, offset, BOX_PX)
+        blobs = find_blobs(remove_borders(d, BOX_PX), BOX_PX)
+        if blobs:
+            rows.extend(blob_features(blobs, BOX_PX))
+    return rows
+
+
+def _accuracy(model: DigitModel, x: np.ndarray, y: np.ndarray) -> float:
+    """Share of rows whose most probable class is their label."""
+    if len(x) == 0:
+        return float("nan")
+    return float((model.probabilities(x).argmax(axis=1) == y).mean())
+
+
+def _stack(xs: list, ys: list) -> tuple[np.ndarray, np.ndarray]:
+    """Feature rows and labels, the rows the blob finder missed dropped."""
+    pairs = [(x, y) for x, y in zip(xs, ys) if x is not None]
+    return np.array([x for x, _ in pairs], np.float32), np.array([y for _, y in pairs], np.int64)
+
+
+def build_data(seed: int, recipe: str, log: Callable[[str], None]) -> dict:
+    """Training and validation rows of every source (see the module's docstring)."""
+    from sklearn.datasets import load_digits
+
+    rng = np.random.default_rng(seed)
+    bunch = load_digits()
+    order = np.random.default_rng(0).permutation(len(bunch.target))  # a fixed split, any seed
+    test = order[: len(order) // 4]
+    train = order[len(order) // 4 :]
+    if recipe == "quick":
+        train = train[:300]
+    real_x = sklearn_digit_examples(bunch.data[train], rng)
+    real_test = _stack(sklearn_digit_examples(bunch.data[test], rng), list(bunch.target[test]))
+    log(f"load_digits: {len(train)} training, {len(test)} validation digits")
+    gen_x, gen_y = generated_examples(GENERATED[recipe], SCRIBBLED[recipe], rng)
+    held = np.random.default_rng(seed + 10_000)  # other writers: the held-out generator figure
+    held_x, held_y = generated_examples(max(10, GENERATED[recipe] // 10), 30, held)
+    log(f"generator: {len(gen_x)} blobs")
+    printed = print_examples(PRINT_RENDERS[recipe], rng)
+    log(f"print: {len(printed)} blobs of empty printed cells")
+    x, y = _stack(
+        real_x + gen_x + printed, list(bunch.target[train]) + gen_y + [NOISE] * len(printed)
+    )
+    return {
+        "train": (x, y),
+        "load_digits_test": real_test,
+        "generator_test": _stack(held_x, held_y),
+    }
+
+
+def fit(x: np.ndarray, y: np.ndarray, seed: int, quick: bool) -> DigitModel:
+    """The standardised MLP fitted on ``x``, ``y`` and exported to arrays."""
+    from sklearn.neural_network import MLPClassifier
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from vision.inference import export
+
+    mlp = MLPClassifier(
+        hidden_layer_sizes=HIDDEN,
+        alpha=1e-3,
+        max_iter=60 if quick else 250,
+        early_stopping=not quick,
+        random_state=seed,
+    )
+    pipeline = make_pipeline(StandardScaler(), mlp).fit(x, y)
+    return DigitModel(export(pipeline, x[:256]))
+
+
+def train_digits(seed: int, quick: bool = False, log: Callable[[str], None] = print) -> DigitModel:
+    """Build the data, fit, and measure; the model's ``meta`` records how and how well."""
+    import sklearn
+
+    t0 = time.time()
+    data = build_data(seed, "quick" if quick else "full", log)
+    x, y = data["train"]
+    model = fit(x, y, seed, quick)
+    counts = {CLASSES[k]: int((y == k).sum()) for k in range(len(CLASSES))}
+    figures = {
+        "load_digits_test_accuracy": _accuracy(model, *data["load_digits_test"]),
+        "generator_test_accuracy": _accuracy(model, *data["generator_test"]),
+        "train_accuracy": _accuracy(model, x, y),
+    }
+    log(", ".join(f"{k} {v:.4f}" for k, v in figures.items()))
+    meta = {
+        "command": " ".join(["cartographers", "train-digits", "--seed", str(seed)])
+        + (" --quick" if quick else ""),
+        "seed": seed,
+        "recipe": "quick" if quick else "full",
+        "classes": list(CLASSES),
+        "hidden": list(HIDDEN),
+        "examples": counts,
+        "validation": {k: round(v, 4) for k, v in figures.items()},
+        "seconds": round(time.time() - t0, 1),
+        "versions": {
+            "python": sys.version.split()[0],
+            "numpy": np.__version__,
+            "scikit-learn": sklearn.__version__,
+            "opencv": cv2.__version__,
+            "platform": platform.platform(),
+        },
+    }
+    return DigitModel(model.network, meta)
