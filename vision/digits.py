@@ -1,5 +1,5 @@
 """The handwritten-character classifier of the season boxes: one ink blob → a digit, a minus sign,
-print/noise, or a crossed-out number.
+print/noise, a crossed-out number, or several touching characters (to be cut apart).
 
 Each blob is described the same way in training and reading (:func:`patch_features`): its ink
 density cropped to its bounding box, padded square and resized to ``PATCH`` × ``PATCH``, plus its
@@ -22,8 +22,9 @@ import numpy as np
 from vision.inference import Network, from_arrays, to_arrays
 
 PATCH = 16  # side of the normalised patch, px
-CLASSES = tuple("0123456789") + ("-", "noise", "scribble")
-NOISE, SCRIBBLE, MINUS = CLASSES.index("noise"), CLASSES.index("scribble"), CLASSES.index("-")
+#: a digit, a minus sign, print or a smudge, a crossed-out number, several touching characters
+CLASSES = tuple("0123456789") + ("-", "noise", "scribble", "many")
+NOISE, SCRIBBLE, MANY = CLASSES.index("noise"), CLASSES.index("scribble"), CLASSES.index("many")
 SHAPE_NAMES = ("log_aspect", "height_u", "width_u", "fill")
 MODEL_DIR = Path(__file__).resolve().parent.parent / "models"
 PREFIX = "digits/"

@@ -23,7 +23,7 @@ from collections.abc import Callable
 import cv2
 import numpy as np
 
-from vision.digits import CLASSES, NOISE, SCRIBBLE, DigitModel
+from vision.digits import CLASSES, MANY, NOISE, SCRIBBLE, DigitModel
 from vision.seasons import (
     BOX_PX,
     blob_features,
@@ -33,6 +33,7 @@ from vision.seasons import (
     remove_borders,
     writing_cells,
 )
+from vision.synth.digits import WritingHand, render_chars
 
 HIDDEN = (128,)  # the network's hidden layer
 GENERATED = {"full": 700, "quick": 40}  # generated examples per character class
@@ -81,9 +82,8 @@ def _largest_blob_features(d: np.ndarray) -> np.ndarray | None:
 
 
 def generated_examples(n: int, n_crossed: int, rng: np.random.Generator) -> tuple[list, list]:
-    """Digits and minus signs (``n`` each) and crossed-out numbers by the generator's hands."""
-    from vision.synth.digits import render_chars
-
+    """Digits and minus signs (``n`` each), and ``n_crossed`` each of crossed-out numbers,
+    pieces of digits cut apart and numbers whose digits touch, by the generator's hands."""
     xs, ys = [], []
     for label, ch in enumerate(CLASSES[:11]):
         for _ in range(n):
@@ -99,7 +99,52 @@ def generated_examples(n: int, n_crossed: int, rng: np.random.Generator) -> tupl
         if f is not None:
             xs.append(f)
             ys.append(SCRIBBLE)
+    for _ in range(n_crossed):
+        f = _piece(rng)
+        if f is not None:
+            xs.append(f)
+            ys.append(NOISE)
+    for _ in range(n_crossed):
+        f = _touching(rng)
+        if f is not None:
+            xs.append(f)
+            ys.append(MANY)
     return xs, ys
+
+
+def _piece(rng: np.random.Generator) -> np.ndarray | None:
+    """Features of one side of a digit cut in two: a cut in the wrong place reads as no
+    character."""
+    from vision.seasons import _cut
+
+    ch = str(int(rng.integers(10)))
+    px = float(rng.uniform(35, 90))
+    blobs = find_blobs(_on_cell(render_chars(ch, rng, px), px, rng), BOX_PX)
+    if len(blobs) != 1 or blobs[0].width < 6:
+        return None
+    blob = blobs[0]
+    pieces = _cut(blob, [int(blob.width * rng.uniform(0.25, 0.75))])
+    if len(pieces) < 2:
+        return None
+    return blob_features([pieces[int(rng.integers(2))]], BOX_PX)[0]
+
+
+def _touching(rng: np.random.Generator) -> np.ndarray | None:
+    """Features of a number whose characters touch, when the blob finder sees them as one."""
+    from dataclasses import replace
+
+    from vision.synth.pens import Hand
+
+    writer = WritingHand.random(rng, Hand.random(rng))
+    writer = replace(writer, gap=float(rng.uniform(-0.12, 0.04)))
+    text = ("-" if rng.random() < 0.25 else "") + str(
+        int(rng.integers(0, 1000 if rng.random() < 0.2 else 100))
+    )
+    if len(text) < 2:
+        text = "-" + text
+    px = float(rng.uniform(35, 90))
+    blobs = find_blobs(_on_cell(render_chars(text, rng, px, writer), px, rng), BOX_PX)
+    return blob_features(blobs, BOX_PX)[0] if len(blobs) == 1 else None
 
 
 def sklearn_digit_examples(images: np.ndarray, rng: np.random.Generator) -> list:
@@ -128,7 +173,7 @@ def print_examples(copies: int, rng: np.random.Generator) -> list:
         for side in ("A", "B"):
             for variant in ("print", "photocopy", "white-print"):
                 rendered = render_art(family, side, BOX_PX, variant, rng)
-                grey = rendered.image.min(axis=2)
+                grey = cv2.cvtColor(rendered.image, cv2.COLOR_BGR2GRAY)
                 ox, oy = rendered.origin_u
                 for _ in range(copies):
                     dark = degrade(darkness(grey, BOX_PX), rng)
@@ -138,17 +183,16 @@ def print_examples(copies: int, rng: np.random.Generator) -> list:
 
 def _cell_blobs(dark: np.ndarray, origin: tuple[float, float], rng) -> list:
     """Features of every blob in every writing cell of a flat sheet's darkness map."""
-    from vision import seasons
-
-    strip_origin = (seasons.STRIP[0], seasons.STRIP[2])
     rows = []
     for cell in writing_cells().values():
-        # the flat sheet's pixel grid, expressed as an offset from the strip's
-        offset = (
-            strip_origin[0] - origin[0] + rng.normal(0, 0.03),
-            strip_origin[1] - origin[1] + rng.normal(0, 0.03),
+        jitter = rng.normal(0, 0.03, 2)  # the reader's fit is a little off now and then
+        affine = np.array(
+            [
+                [BOX_PX, 0.0, -(origin[0] + jitter[0]) * BOX_PX],
+                [0.0, BOX_PX, -(origin[1] + jitter[1]) * BOX_PX],
+            ]
         )
-        d = cell_darkness(dark, cell, offset, BOX_PX)
+        d = cell_darkness(dark, cell, affine, BOX_PX)
         blobs = find_blobs(remove_borders(d, BOX_PX), BOX_PX)
         if blobs:
             rows.extend(blob_features(blobs, BOX_PX))
@@ -184,7 +228,7 @@ def build_data(seed: int, recipe: str, log: Callable[[str], None]) -> dict:
     log(f"load_digits: {len(train)} training, {len(test)} validation digits")
     gen_x, gen_y = generated_examples(GENERATED[recipe], SCRIBBLED[recipe], rng)
     held = np.random.default_rng(seed + 10_000)  # other writers: the held-out generator figure
-    held_x, held_y = generated_examples(max(10, GENERATED[recipe] // 10), 30, held)
+    held_x, held_y = generated_examples(max(10, GENERATED[recipe] // 10), 60, held)
     log(f"generator: {len(gen_x)} blobs")
     printed = print_examples(PRINT_RENDERS[recipe], rng)
     log(f"print: {len(printed)} blobs of empty printed cells")

@@ -11,10 +11,10 @@ box is then snapped onto its own printed outline. In each writing cell:
    letters and icons fall under the cell's ink threshold, a share of its darkest ink, whenever
    something is written; a blank cell's icons are left to the classifier, which learnt them as
    print (``noise``), whatever printing they come from;
-3. blobs: connected ink, pieces of one character (one above the other) merged, touching
-   characters split where the ink is thinnest;
-4. each blob classified (:mod:`vision.digits`): a digit, a minus sign, print/noise, or a
-   crossed-out number — which is dropped with the characters under it;
+3. blobs: connected ink, pieces of one character (one above the other) merged;
+4. each blob classified (:mod:`vision.digits`) whole and cut where its ink is thinnest into two
+   or three characters, and read the way the classifier is surest of: a digit, a minus sign,
+   print/noise, or a crossed-out number — which is dropped with the characters under it;
 5. the number: an optional leading minus and one to three digits, left to right, with a
    confidence (the least sure character's probability); a cell whose blobs are all print is
    blank (``None``).
@@ -28,11 +28,20 @@ import cv2
 import numpy as np
 
 from scoring.written import SEASON_NAMES, WrittenScores, WrittenSeason
-from vision.digits import CLASSES, NOISE, SCRIBBLE, DigitModel, patch_features
+from vision.digits import (
+    CLASSES,
+    MANY,
+    NOISE,
+    PATCH,
+    SCRIBBLE,
+    SHAPE_NAMES,
+    DigitModel,
+    patch_features,
+)
 from vision.layout import GEOMETRY, Box
 
 BOX_PX = 48  # canonical pixels per u of the box strip (a digit 0.3 u tall: ~14 px)
-STRIP = (-0.9, 11.35, 13.1, 14.75)  # x0, x1, y0, y1 in u: the four boxes and the shield
+STRIP = (-1.1, 11.4, 12.85, 14.95)  # x0, x1, y0, y1 in u: the four boxes and the shield
 SNAP_REACH_U = 0.25  # largest correction when snapping a box onto its printed outline
 SNAP_MIN_SCORE = 0.2  # a weaker outline match keeps the coin track's mapping
 PAPER_KERNEL_U = 0.22  # grey closing this wide takes the ink off and leaves the paper
@@ -40,7 +49,10 @@ LINE_BAND_U = 0.1  # printed borders are looked for this close to where they are
 LINE_RUN_U = 0.32  # a straight run this long along a border is print, not writing
 EDGE_U = 0.05  # ink this close to a cell's edge belongs to the border
 INK_FLOOR = 0.07  # darkness (share of the paper's brightness) that can be ink at all
-INK_SHARE = 0.42  # ink threshold: this share of the cell's darkest ink
+INK_SHARE = 0.3  # ink threshold: this share of the cell's darkest ink
+SPLIT_MANY = 0.3  # a blob is cut when it is "several characters" this surely…
+SPLIT_UNSURE = 0.6  # …or no single reading is this sure
+CUT_COST = 0.2  # a cut through a blob must make its pieces this much surer (mean log p)
 MIN_BLOB_U2 = 0.0012  # blobs smaller than this (u²) are specks
 FLAG_BELOW = 0.9  # numbers read less surely than this are flagged for checking
 
@@ -88,12 +100,15 @@ def writing_cells() -> dict[str, Box]:
 
 
 def sample_strip(image: np.ndarray, to_photo, px: int = BOX_PX) -> np.ndarray:
-    """The box strip (``STRIP``) as a grey image at ``px`` per u through ``to_photo``."""
+    """The box strip (``STRIP``) as a grey image at ``px`` per u through ``to_photo``.
+
+    Brightness, not the darkest channel: the colour printings' faint icons are about as bright
+    as their paper, so they fade while pencil and pen of any colour stay dark."""
     x0, x1, y0, y1 = STRIP
     us = x0 + (np.arange(int(round((x1 - x0) * px))) + 0.5) / px
     vs = y0 + (np.arange(int(round((y1 - y0) * px))) + 0.5) / px
     m = np.asarray(to_photo(*np.meshgrid(us, vs)), np.float32)
-    grey = image if image.ndim == 2 else image.min(axis=2)
+    grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     return cv2.remap(grey, m[..., 0], m[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
@@ -134,40 +149,74 @@ def _outline_template(box: Box, px: int, margin: float) -> np.ndarray:
     return cv2.GaussianBlur(t, (0, 0), 1.0)
 
 
-def snap_offsets(dark: np.ndarray, px: int = BOX_PX) -> list[tuple[float, float]]:
-    """Each season box's (dx, dy) in u that lays its printed outline on the strip's lines."""
-    out = []
-    r = SNAP_REACH_U
-    for box in GEOMETRY.season_boxes:
-        tmpl = _outline_template(box, px, 0.05)
-        x0 = int(round((box.x0 - 0.05 - r - STRIP[0]) * px))
-        y0 = int(round((box.y0 - 0.05 - r - STRIP[2]) * px))
-        win = dark[max(0, y0) : y0 + tmpl.shape[0] + int(2 * r * px), max(0, x0) :][
-            :, : tmpl.shape[1] + int(2 * r * px)
-        ]
-        if x0 < 0 or y0 < 0 or win.shape[0] <= tmpl.shape[0] or win.shape[1] <= tmpl.shape[1]:
-            out.append((0.0, 0.0))
-            continue
-        score = cv2.matchTemplate(win, tmpl, cv2.TM_CCOEFF_NORMED)
-        iy, ix = np.unravel_index(int(np.argmax(score)), score.shape)
-        good = score[iy, ix] >= SNAP_MIN_SCORE
-        out.append((ix / px - r, iy / px - r) if good else (0.0, 0.0))
-    return out
+def strip_affine(px: int = BOX_PX) -> np.ndarray:
+    """2×3: u, v → strip px where the coin track's mapping put the boxes."""
+    return np.array([[px, 0.0, -STRIP[0] * px], [0.0, px, -STRIP[2] * px]])
 
 
-def cell_darkness(dark: np.ndarray, cell: Box, offset: tuple[float, float], px: int) -> np.ndarray:
-    """The darkness of one writing cell (plus a border band) cut from the strip."""
-    b = LINE_BAND_U
-    x0 = int(round((cell.x0 + offset[0] - b - STRIP[0]) * px))
-    y0 = int(round((cell.y0 + offset[1] - b - STRIP[2]) * px))
-    x1 = int(round((cell.x1 + offset[0] + b - STRIP[0]) * px))
-    y1 = int(round((cell.y1 + offset[1] + b - STRIP[2]) * px))
+def _match(dark: np.ndarray, tmpl: np.ndarray, x0: int, y0: int, reach: int) -> tuple:
+    """(dx, dy, score) of ``tmpl``'s best match around strip px (x0, y0), within ``reach`` px."""
     h, w = dark.shape
-    out = np.zeros((y1 - y0, x1 - x0), np.float32)
-    sy0, sx0, sy1, sx1 = max(0, y0), max(0, x0), min(h, y1), min(w, x1)
-    if sy1 > sy0 and sx1 > sx0:
-        out[sy0 - y0 : sy1 - y0, sx0 - x0 : sx1 - x0] = dark[sy0:sy1, sx0:sx1]
-    return out
+    th, tw = tmpl.shape
+    ya, xa = max(0, y0 - reach), max(0, x0 - reach)
+    win = dark[ya : min(h, y0 + reach + th), xa : min(w, x0 + reach + tw)]
+    if win.shape[0] < th + 2 or win.shape[1] < tw + 2:
+        return 0, 0, 0.0
+    score = cv2.matchTemplate(win, tmpl, cv2.TM_CCOEFF_NORMED)
+    iy, ix = np.unravel_index(int(np.argmax(score)), score.shape)
+    return xa + int(ix) - x0, ya + int(iy) - y0, float(score[iy, ix])
+
+
+def snap_box(dark: np.ndarray, box: Box, px: int = BOX_PX) -> np.ndarray:
+    """2×3: u, v → strip px laying ``box``'s printed outline on the strip's lines.
+
+    The whole outline is matched first (within ``SNAP_REACH_U``), then each quarter of it a
+    little further; an affine fit through the quarters follows a box the paper's curl has sheared
+    or turned. A weak match keeps the coin track's mapping."""
+    base = strip_affine(px)
+    m = 0.05
+    tmpl = _outline_template(box, px, m)
+    x0, y0 = (np.array([box.x0 - m, box.y0 - m]) @ base[:, :2].T + base[:, 2]).round().astype(int)
+    dx, dy, score = _match(dark, tmpl, int(x0), int(y0), int(SNAP_REACH_U * px))
+    if score < SNAP_MIN_SCORE:
+        return base
+    th, tw = tmpl.shape
+    ideal, found = [], []
+    for qy in (0, 1):
+        for qx in (0, 1):
+            part = tmpl[qy * th // 2 : (qy + 1) * th // 2, qx * tw // 2 : (qx + 1) * tw // 2]
+            px0, py0 = int(x0) + dx + qx * tw // 2, int(y0) + dy + qy * th // 2
+            ex, ey, sc = _match(dark, part, px0, py0, int(0.12 * px))
+            if sc < SNAP_MIN_SCORE:
+                continue
+            centre = np.array([qx * tw // 2 + tw / 4, qy * th // 2 + th / 4])
+            ideal.append([x0, y0] + centre)
+            found.append([px0 + ex, py0 + ey] + centre)
+    shift = np.array([[1.0, 0, dx], [0, 1.0, dy]])
+    if len(found) == 4:
+        fitted, _ = cv2.estimateAffine2D(np.float32(ideal), np.float32(found))
+        if fitted is not None and abs(np.linalg.det(fitted[:, :2]) - 1) < 0.15:
+            shift = fitted
+    return _compose(shift, base)
+
+
+def _compose(outer: np.ndarray, inner: np.ndarray) -> np.ndarray:
+    """The 2×3 affine ``outer ∘ inner``."""
+    return outer[:, :2] @ inner + np.array([[0, 0, outer[0, 2]], [0, 0, outer[1, 2]]])
+
+
+def cell_darkness(dark: np.ndarray, cell: Box, affine: np.ndarray, px: int) -> np.ndarray:
+    """One writing cell (plus a ``LINE_BAND_U`` border band) resampled from ``dark`` at ``px``
+    per u, through the box's u, v → ``dark`` px ``affine``."""
+    b = LINE_BAND_U
+    w = int(round((cell.width + 2 * b) * px))
+    h = int(round((cell.height + 2 * b) * px))
+    # cell raster px → u, v → dark px
+    to_u = np.array([[1.0 / px, 0, cell.x0 - b + 0.5 / px], [0, 1.0 / px, cell.y0 - b + 0.5 / px]])
+    m = _compose(affine, to_u)
+    return cv2.warpAffine(
+        dark, m, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderValue=0.0
+    )
 
 
 def remove_borders(d: np.ndarray, px: int) -> np.ndarray:
@@ -188,30 +237,40 @@ def remove_borders(d: np.ndarray, px: int) -> np.ndarray:
 
 
 def find_blobs(d: np.ndarray, px: int) -> list[Blob]:
-    """Connected ink above the cell's threshold, pieces of one character merged, touching
-    characters split; left to right."""
-    peak = float(np.percentile(d, 99.7)) if d.size else 0.0
+    """Connected ink, pieces of one character merged; left to right.
+
+    Hysteresis: ink above the cell's threshold (``INK_SHARE`` of its darkest, at least
+    ``INK_FLOOR``) seeds a blob, which takes in the fainter ink joined to it (half as dark), so a
+    pencil stroke broken by the paper's grain stays whole."""
+    if d.size == 0:
+        return []
+    d = cv2.GaussianBlur(d, (0, 0), 0.7)
+    peak = float(np.percentile(d, 99.7))
     if peak < INK_FLOOR:
         return []
-    mask = (d > max(INK_FLOOR, INK_SHARE * peak)).astype(np.uint8)
-    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((2, 2), np.uint8))
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    high = max(INK_FLOOR, INK_SHARE * peak)
+    weak = cv2.morphologyEx((d > 0.5 * high).astype(np.uint8), cv2.MORPH_CLOSE, np.ones((2, 2)))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(weak, connectivity=8)
+    seeded = np.bincount(labels[d > high], minlength=n) >= 2
     boxes = [
         [int(x), int(y), int(x + w), int(y + h)]
-        for x, y, w, h, area in stats[1:]
-        if area >= MIN_BLOB_U2 * px * px
+        for i, (x, y, w, h, area) in enumerate(stats)
+        if i > 0 and seeded[i] and area >= MIN_BLOB_U2 * px * px
     ]
-    boxes = _merge_columns(boxes)
+    keep = np.zeros(n, bool)
+    keep[1:] = seeded[1:]
+    mask = keep[labels]
     blobs = []
-    for x0, y0, x1, y1 in boxes:
-        ink = np.where(mask[y0:y1, x0:x1] > 0, d[y0:y1, x0:x1], 0.0).astype(np.float32)
-        blobs.extend(_split_wide(Blob(x0, y0, x1, y1, ink)))
+    for x0, y0, x1, y1 in _merge_columns(boxes):
+        ink = np.where(mask[y0:y1, x0:x1], d[y0:y1, x0:x1], 0.0).astype(np.float32)
+        blobs.append(Blob(x0, y0, x1, y1, ink))
     return sorted(blobs, key=lambda b: b.x0)
 
 
 def _merge_columns(boxes: list[list[int]]) -> list[list[int]]:
-    """Merge boxes that overlap across x by half the narrower one's width (one character's
-    pieces: a 5's flag, a 4's stem, a stroke broken by the paper's tooth)."""
+    """Merge boxes of one character's pieces (a 5's flag, a stroke broken by the paper's grain):
+    one lies mostly within the other's columns (60 % of the narrower one's width) and they
+    nearly touch vertically."""
     merged = True
     while merged:
         merged = False
@@ -219,7 +278,8 @@ def _merge_columns(boxes: list[list[int]]) -> list[list[int]]:
             for j in range(i + 1, len(boxes)):
                 a, b = boxes[i], boxes[j]
                 overlap = min(a[2], b[2]) - max(a[0], b[0])
-                if overlap >= 0.5 * min(a[2] - a[0], b[2] - b[0]):
+                gap_y = max(a[1], b[1]) - min(a[3], b[3])
+                if overlap >= 0.6 * min(a[2] - a[0], b[2] - b[0]) and gap_y <= 3:
                     boxes[i] = [min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])]
                     del boxes[j]
                     merged = True
@@ -229,23 +289,62 @@ def _merge_columns(boxes: list[list[int]]) -> list[list[int]]:
     return boxes
 
 
-def _split_wide(blob: Blob) -> list[Blob]:
-    """A blob much wider than tall holding touching characters, cut where its ink is thinnest."""
-    if blob.width <= 1.3 * blob.height or blob.height < 6:
-        return [blob]
-    cols = (blob.ink > 0).sum(axis=0).astype(np.float32)
-    lo, hi = int(blob.width * 0.3), int(blob.width * 0.7)
-    if cols[lo:hi].min() > 0.25 * blob.height:
-        return [blob]  # no thin waist: a minus sign or a scribble, kept whole
-    cut = lo + int(np.argmin(cols[lo:hi]))
-    left = Blob(blob.x0, blob.y0, blob.x0 + cut, blob.y1, blob.ink[:, :cut])
-    right = Blob(blob.x0 + cut, blob.y0, blob.x1, blob.y1, blob.ink[:, cut:])
-    return [b for b in (left, right) if b.width > 1]
+def _cut(blob: Blob, cuts: list[int]) -> list[Blob]:
+    """``blob`` cut at the given columns (px of the blob), each piece trimmed to its ink."""
+    pieces = []
+    for a, z in zip([0] + cuts, cuts + [blob.width]):
+        ink = blob.ink[:, a:z]
+        rows = np.flatnonzero(ink.max(axis=1) > 0)
+        if len(rows) == 0 or z - a < 2:
+            continue
+        y0, y1 = int(rows[0]), int(rows[-1]) + 1
+        pieces.append(Blob(blob.x0 + a, blob.y0 + y0, blob.x0 + z, blob.y0 + y1, ink[y0:y1]))
+    return pieces
+
+
+def best_reading(blob: Blob, model: DigitModel, px: int) -> tuple[list[Blob], np.ndarray]:
+    """The way to read ``blob`` the classifier is surest of: whole (a character, print or a
+    crossing-out), or — when the classifier sees several characters or is unsure — cut into two
+    or three (touching digits, a minus sign joined to its number). Scored by the geometric mean
+    of each piece's most probable class; each cut costs ``CUT_COST``. Every column is tried as a
+    single cut; pairs of the best cuts too."""
+    whole = model.probabilities(blob_features([blob], px))
+    best, best_probs = [blob], whole
+    best_score = float(np.log(whole[0, :MANY].max() + 1e-6))
+    sure_whole = whole[0, MANY] < SPLIT_MANY and whole[0, :MANY].max() >= SPLIT_UNSURE
+    if sure_whole or blob.width < 0.5 * blob.height or blob.width < 6:
+        return best, best_probs
+    singles = []
+    for c in range(2, blob.width - 2):
+        pieces = _cut(blob, [c])
+        if len(pieces) < 2:
+            continue
+        probs = model.probabilities(blob_features(pieces, px))
+        score = _score(probs)
+        singles.append((score, c))
+        if score > best_score:
+            best, best_probs, best_score = pieces, probs, score
+    if blob.width >= 1.1 * blob.height:
+        top = [c for _, c in sorted(singles, reverse=True)[:5]]
+        for a, z in ((a, z) for a in top for z in top if z - a >= 3):
+            pieces = _cut(blob, [a, z])
+            probs = model.probabilities(blob_features(pieces, px))
+            if len(pieces) == 3 and _score(probs) > best_score:
+                best, best_probs, best_score = pieces, probs, _score(probs)
+    return best, best_probs
+
+
+def _score(probs: np.ndarray) -> float:
+    """How surely cut pieces are characters, less the cost of the cuts."""
+    chars = probs[:, :NOISE].max(axis=1)
+    return float(np.log(chars + 1e-6).mean()) - CUT_COST * (len(probs) - 1)
 
 
 def blob_features(blobs: list[Blob], px: int) -> np.ndarray:
     """The classifier's feature rows of ``blobs``."""
-    return np.array([patch_features(b.ink, px) for b in blobs], np.float32).reshape(len(blobs), -1)
+    if not blobs:
+        return np.zeros((0, PATCH * PATCH + len(SHAPE_NAMES)), np.float32)
+    return np.array([patch_features(b.ink, px) for b in blobs], np.float32)
 
 
 def _covers(a: Blob, b: Blob) -> bool:
@@ -259,7 +358,7 @@ def number_from_blobs(blobs: list[Blob], probs: np.ndarray, signed: bool) -> Cel
     """The number the classified blobs spell (see the module's docstring, step 5)."""
     if not blobs:
         return CellRead(None, 1.0)
-    labels = probs.argmax(axis=1)
+    labels = probs[:, :MANY].argmax(axis=1)
     scribbles = [b for b, k in zip(blobs, labels) if k == SCRIBBLE]
     keep, sure = [], 1.0
     for b, k, p in zip(blobs, labels, probs):
@@ -268,7 +367,7 @@ def number_from_blobs(blobs: list[Blob], probs: np.ndarray, signed: bool) -> Cel
             continue
         if any(_covers(s, b) for s in scribbles):
             continue
-        keep.append((b, int(k), float(p[k])))
+        keep.append((b, int(k), float(p[k] / max(1e-6, 1.0 - p[MANY]))))
     if not keep:
         return CellRead(None, sure)
     keep = _one_row(keep)
@@ -296,22 +395,31 @@ def _one_row(keep: list[tuple[Blob, int, float]]) -> list[tuple[Blob, int, float
 
 def read_cell(d: np.ndarray, px: int, model: DigitModel, signed: bool) -> CellRead:
     """One writing cell's number from its darkness (with the border band)."""
-    blobs = find_blobs(remove_borders(d, px), px)
-    probs = model.probabilities(blob_features(blobs, px))
+    blobs, rows = [], []
+    for blob in find_blobs(remove_borders(d, px), px):
+        pieces, probs = best_reading(blob, model, px)
+        blobs += pieces
+        rows.append(probs)
+    probs = np.concatenate(rows) if rows else np.zeros((0, len(CLASSES)), np.float32)
     return number_from_blobs(blobs, probs, signed)
 
 
 def read_written(image: np.ndarray, to_photo, model: DigitModel, px: int = BOX_PX) -> WrittenScores:
     """Every season box's five numbers and the final total, with a confidence for each."""
-    dark = darkness(sample_strip(image, to_photo, px), px)
-    offsets = snap_offsets(dark, px)
+    return read_strip(sample_strip(image, to_photo, px), model, px)
+
+
+def read_strip(strip: np.ndarray, model: DigitModel, px: int = BOX_PX) -> WrittenScores:
+    """:func:`read_written` on the box strip already sampled (:func:`sample_strip`)."""
+    dark = darkness(strip, px)
+    affines = [snap_box(dark, box, px) for box in GEOMETRY.season_boxes]
     values: dict[str, int | None] = {}
     confidence: dict[str, float] = {}
     for key, cell in writing_cells().items():
-        k = SEASON_NAMES.index(key.split(".")[0]) if key != "final" else None
-        offset = offsets[k] if k is not None else _mean_offset(offsets)
+        # the shield has no straight outline: the winter box's fit, carried over
+        affine = affines[SEASON_NAMES.index(key.split(".")[0])] if key != "final" else affines[3]
         signed = key == "final" or key.endswith(".total") or key.endswith(".monsters")
-        read = read_cell(cell_darkness(dark, cell, offset, px), px, model, signed)
+        read = read_cell(cell_darkness(dark, cell, affine, px), px, model, signed)
         value = read.value
         if key.endswith(".monsters") and value is not None:
             value = abs(value)
@@ -327,12 +435,6 @@ def read_written(image: np.ndarray, to_photo, model: DigitModel, px: int = BOX_P
         for name in SEASON_NAMES
     )
     return WrittenScores(seasons, values["final"], confidence)
-
-
-def _mean_offset(offsets: list[tuple[float, float]]) -> tuple[float, float]:
-    """The shield's offset: the mean of the two nearest boxes' (it has no straight outline)."""
-    near = offsets[2:]
-    return (float(np.mean([o[0] for o in near])), float(np.mean([o[1] for o in near])))
 
 
 def unsure_numbers(written: WrittenScores) -> list[str]:

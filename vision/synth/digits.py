@@ -194,7 +194,8 @@ def render_chars(
     """``text`` written by a random (or the given) writer on a blank float canvas (ink density
     0…1), cropped around it with a margin: what the classifier learns digits from."""
     writer = writer or WritingHand.random(rng, Hand.random(rng))
-    height = writer.height_u * rng.uniform(0.8, 1.5)
+    tall = rng.random() < 0.3  # as in a season total's tall cell
+    height = writer.height_u * (rng.uniform(1.1, 1.6) if tall else rng.uniform(0.85, 1.15))
     strokes = char_strokes(text, writer, height, rng)
     x0, y0, x1, y1 = text_extent(strokes)
     if crossed:
