@@ -35,10 +35,14 @@ from vision.seasons import (
 )
 from vision.synth.digits import WritingHand, render_chars
 
-HIDDEN = (128,)  # the network's hidden layer
-GENERATED = {"full": 700, "quick": 40}  # generated examples per character class
-SCRIBBLED = {"full": 900, "quick": 50}
-PRINT_RENDERS = {"full": 3, "quick": 1}  # degraded copies of each empty printing
+HIDDEN = (192, 96)  # the network's hidden layer
+GENERATED = {"full": 1500, "quick": 40}  # generated examples per character class
+SCRIBBLED = {"full": 1500, "quick": 50}
+PRINT_RENDERS = {"full": 6, "quick": 1}  # degraded copies of each empty printing
+PHOTOS = {"full": 300, "quick": 2}  # synthetic photos whose written cells are harvested
+PHOTO_WEIGHT = 3  # each blob from a photo counts as this many examples (they are few, and real)
+#: photo seeds: DIGITS_SEED_BASE + 10_000·seed + i (neither the reader's training nor benchmarks)
+DIGITS_SEED_BASE = 80_000_000
 
 
 def degrade(d: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -67,8 +71,7 @@ def _on_cell(ink: np.ndarray, px: float, rng: np.random.Generator) -> np.ndarray
     ink = cv2.resize(ink, (max(2, int(w * s)), max(2, int(h * s))), interpolation=cv2.INTER_AREA)
     if rng.random() < 0.6:
         ink = ink * _tooth(ink.shape, rng)
-    pad = 6
-    d = np.pad(ink * rng.uniform(0.35, 0.8), pad)
+    d = np.pad(ink * rng.uniform(0.35, 0.8), int(rng.integers(3, 16)))
     return degrade(d, rng)
 
 
@@ -159,7 +162,8 @@ def sklearn_digit_examples(images: np.ndarray, rng: np.random.Generator) -> list
             interpolation=cv2.INTER_CUBIC,
         )
         ink = np.clip(ink, 0, 1)
-        out.append(_largest_blob_features(degrade(np.pad(ink * rng.uniform(0.35, 0.8), 6), rng)))
+        pad = int(rng.integers(3, 16))
+        out.append(_largest_blob_features(degrade(np.pad(ink * rng.uniform(0.35, 0.8), pad), rng)))
     return out
 
 
@@ -232,8 +236,12 @@ def build_data(seed: int, recipe: str, log: Callable[[str], None]) -> dict:
     log(f"generator: {len(gen_x)} blobs")
     printed = print_examples(PRINT_RENDERS[recipe], rng)
     log(f"print: {len(printed)} blobs of empty printed cells")
+    t0 = time.time()
+    photo_x, photo_y = photo_examples(PHOTOS[recipe], seed)
+    log(f"photos: {len(photo_x)} blobs of {PHOTOS[recipe]} photos in {time.time() - t0:.0f} s")
     x, y = _stack(
-        real_x + gen_x + printed, list(bunch.target[train]) + gen_y + [NOISE] * len(printed)
+        real_x + gen_x + printed + photo_x * PHOTO_WEIGHT,
+        list(bunch.target[train]) + gen_y + [NOISE] * len(printed) + photo_y * PHOTO_WEIGHT,
     )
     return {
         "train": (x, y),
@@ -295,3 +303,81 @@ def train_digits(seed: int, quick: bool = False, log: Callable[[str], None] = pr
         },
     }
     return DigitModel(model.network, meta)
+
+
+# ---- blobs harvested from synthetic photos ---------------------------------------------------
+
+
+def _photo_blobs(seed: int) -> tuple[list, list]:
+    """The labelled blobs of one synthetic photo's writing cells, read as the reader reads them
+    from the true grid.
+
+    A blank cell's blobs are print or smudges; a written cell whose blobs are as many as its
+    number's characters gives each blob its character, left to right; other cells (touching
+    characters, crossed-out numbers) give nothing."""
+    cv2.setNumThreads(1)
+    from vision import seasons
+    from vision.coins.track import _curl_model, refine_track
+    from vision.load import load_photo
+    from vision.synth import make_photo
+    from vision.synth.art import ART_FAMILIES
+
+    rng = np.random.default_rng(seed)
+    art = ART_FAMILIES[seed % len(ART_FAMILIES)] if seed % 2 else "lookalike"
+    photo = make_photo(seed, art_family=art, megapixels=float(rng.uniform(1.5, 4.0)))
+    loaded = load_photo(photo.jpeg)
+    # the grid where the truth puts it: the reader's own mapping from there on
+    crossings = np.asarray(photo.truth["intersections"], np.float64) / loaded.scale
+    to_photo = refine_track(loaded.image, _curl_model(crossings))
+    strip = seasons.sample_strip(loaded.image, to_photo)
+    truth = photo.truth["written"]
+    return _label_strip(strip, truth)
+
+
+def _label_strip(strip: np.ndarray, truth: dict) -> tuple[list, list]:
+    """Labelled blob features of every writing cell of a sampled strip (:func:`_photo_blobs`)."""
+    from scoring.written import WrittenScores
+    from vision import seasons
+    from vision.bench_written import cell_values
+
+    values = cell_values(WrittenScores.from_json(truth))
+    crossed = set(truth.get("crossed_out", {}))
+    dark = seasons.darkness(strip)
+    line = float(np.percentile(dark, seasons.LINE_PERCENTILE))
+    affines = [seasons.snap_box(dark, box) for box in seasons.GEOMETRY.season_boxes]
+    xs, ys = [], []
+    for key, cell in writing_cells().items():
+        k = seasons.SEASON_NAMES.index(key.split(".")[0]) if key != "final" else 3
+        d = remove_borders(cell_darkness(dark, cell, affines[k], BOX_PX), BOX_PX)
+        blobs = find_blobs(d, BOX_PX, line)
+        value = values[key]
+        if value is None:
+            labels = [NOISE] * len(blobs)
+        elif key in crossed or len(blobs) != len(_written_text(key, value, truth)):
+            continue
+        else:
+            labels = [CLASSES.index(ch) for ch in _written_text(key, value, truth)]
+        if blobs:
+            xs.extend(blob_features(blobs, BOX_PX))
+            ys.extend(labels)
+    return xs, ys
+
+
+def _written_text(key: str, value: int, truth: dict) -> str:
+    """The characters written for ``value`` (a monster penalty with its minus sign when the
+    player wrote one)."""
+    if key.endswith(".monsters") and value > 0 and truth.get("monsters_minus"):
+        return f"-{value}"
+    return str(value)
+
+
+def photo_examples(n: int, seed: int, workers: int = 2) -> tuple[list, list]:
+    """Labelled blobs of ``n`` synthetic photos, made and read by ``workers`` processes."""
+    from multiprocessing import get_context
+
+    seeds = [DIGITS_SEED_BASE + 10_000 * seed + i for i in range(n)]
+    with get_context("spawn").Pool(workers) as pool:
+        parts = pool.map(_photo_blobs, seeds, chunksize=1)
+    xs = [x for part in parts for x in part[0]]
+    ys = [y for part in parts for y in part[1]]
+    return xs, ys

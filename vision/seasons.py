@@ -40,6 +40,8 @@ from vision.digits import (
 )
 from vision.layout import GEOMETRY, Box
 
+N_FEATURES = PATCH * PATCH + len(SHAPE_NAMES) + 1  # the patch, its shape, its distance from edges
+
 BOX_PX = 48  # canonical pixels per u of the box strip (a digit 0.3 u tall: ~14 px)
 STRIP = (-1.1, 11.4, 12.85, 14.95)  # x0, x1, y0, y1 in u: the four boxes and the shield
 SNAP_REACH_U = 0.25  # largest correction when snapping a box onto its printed outline
@@ -49,11 +51,16 @@ LINE_BAND_U = 0.1  # printed borders are looked for this close to where they are
 LINE_RUN_U = 0.32  # a straight run this long along a border is print, not writing
 EDGE_U = 0.05  # ink this close to a cell's edge belongs to the border
 INK_FLOOR = 0.07  # darkness (share of the paper's brightness) that can be ink at all
-INK_SHARE = 0.3  # ink threshold: this share of the cell's darkest ink
+INK_SHARE = 0.3  # ink threshold: this share of the cell's darkest ink…
+NOISE_MADS = 8.0  # …at least this many median deviations above the paper's median…
+LINE_SHARE = 0.2  # …and this share of the printed lines' darkness
+WEAK_SHARE = 0.65  # a blob takes in joined ink this share as dark as its threshold
 SPLIT_MANY = 0.3  # a blob is cut when it is "several characters" this surely…
 SPLIT_UNSURE = 0.6  # …or no single reading is this sure
 CUT_COST = 0.2  # a cut through a blob must make its pieces this much surer (mean log p)
+EDGE_CAP_U = 0.3  # distances from the cell's edges are counted up to this
 MIN_BLOB_U2 = 0.0012  # blobs smaller than this (u²) are specks
+LINE_PERCENTILE = 97  # the strip's printed lines: this percentile of its darkness
 FLAG_BELOW = 0.9  # numbers read less surely than this are flagged for checking
 
 
@@ -66,6 +73,12 @@ class Blob:
     x1: int
     y1: int
     ink: np.ndarray
+    frame: tuple[int, int] = (0, 0)  # (height, width) of the cell it was found in
+
+    def edge_u(self, px: int) -> float:
+        """How far the blob keeps from the cell's edges, in u (a border's remnant hugs one)."""
+        h, w = self.frame
+        return min(self.x0, self.y0, w - self.x1, h - self.y1, EDGE_CAP_U * px) / px
 
     @property
     def width(self) -> int:
@@ -236,20 +249,25 @@ def remove_borders(d: np.ndarray, px: int) -> np.ndarray:
     return out[e:-e, e:-e]
 
 
-def find_blobs(d: np.ndarray, px: int) -> list[Blob]:
+def find_blobs(d: np.ndarray, px: int, line: float = 0.0) -> list[Blob]:
     """Connected ink, pieces of one character merged; left to right.
 
-    Hysteresis: ink above the cell's threshold (``INK_SHARE`` of its darkest, at least
-    ``INK_FLOOR``) seeds a blob, which takes in the fainter ink joined to it (half as dark), so a
-    pencil stroke broken by the paper's grain stays whole."""
+    Hysteresis: ink above the cell's threshold seeds a blob, which takes in the fainter ink
+    joined to it (down to ``WEAK_SHARE`` of it), so a pencil stroke broken by the paper's grain
+    stays whole. The threshold: ``INK_SHARE`` of the cell's darkest ink, and at least
+    ``INK_FLOOR``, the paper's own grain (``NOISE_MADS`` deviations above its median) and
+    ``LINE_SHARE`` of the printed lines' darkness ``line``."""
     if d.size == 0:
         return []
     d = cv2.GaussianBlur(d, (0, 0), 0.7)
+    med = float(np.median(d))
+    mad = float(np.median(np.abs(d - med)))
     peak = float(np.percentile(d, 99.7))
-    if peak < INK_FLOOR:
+    high = max(INK_FLOOR, med + NOISE_MADS * mad, LINE_SHARE * line, INK_SHARE * peak)
+    if peak < high:
         return []
-    high = max(INK_FLOOR, INK_SHARE * peak)
-    weak = cv2.morphologyEx((d > 0.5 * high).astype(np.uint8), cv2.MORPH_CLOSE, np.ones((2, 2)))
+    low = max(WEAK_SHARE * high, med + 0.6 * NOISE_MADS * mad)
+    weak = cv2.morphologyEx((d > low).astype(np.uint8), cv2.MORPH_CLOSE, np.ones((2, 2)))
     n, labels, stats, _ = cv2.connectedComponentsWithStats(weak, connectivity=8)
     seeded = np.bincount(labels[d > high], minlength=n) >= 2
     boxes = [
@@ -263,7 +281,7 @@ def find_blobs(d: np.ndarray, px: int) -> list[Blob]:
     blobs = []
     for x0, y0, x1, y1 in _merge_columns(boxes):
         ink = np.where(mask[y0:y1, x0:x1], d[y0:y1, x0:x1], 0.0).astype(np.float32)
-        blobs.append(Blob(x0, y0, x1, y1, ink))
+        blobs.append(Blob(x0, y0, x1, y1, ink, d.shape))
     return sorted(blobs, key=lambda b: b.x0)
 
 
@@ -298,7 +316,9 @@ def _cut(blob: Blob, cuts: list[int]) -> list[Blob]:
         if len(rows) == 0 or z - a < 2:
             continue
         y0, y1 = int(rows[0]), int(rows[-1]) + 1
-        pieces.append(Blob(blob.x0 + a, blob.y0 + y0, blob.x0 + z, blob.y0 + y1, ink[y0:y1]))
+        pieces.append(
+            Blob(blob.x0 + a, blob.y0 + y0, blob.x0 + z, blob.y0 + y1, ink[y0:y1], blob.frame)
+        )
     return pieces
 
 
@@ -341,10 +361,11 @@ def _score(probs: np.ndarray) -> float:
 
 
 def blob_features(blobs: list[Blob], px: int) -> np.ndarray:
-    """The classifier's feature rows of ``blobs``."""
+    """The classifier's feature rows of ``blobs``: :func:`vision.digits.patch_features` and the
+    blob's distance from the cell's edges."""
     if not blobs:
-        return np.zeros((0, PATCH * PATCH + len(SHAPE_NAMES)), np.float32)
-    return np.array([patch_features(b.ink, px) for b in blobs], np.float32)
+        return np.zeros((0, N_FEATURES), np.float32)
+    return np.array([np.append(patch_features(b.ink, px), b.edge_u(px)) for b in blobs], np.float32)
 
 
 def _covers(a: Blob, b: Blob) -> bool:
@@ -393,10 +414,12 @@ def _one_row(keep: list[tuple[Blob, int, float]]) -> list[tuple[Blob, int, float
     return [item for item, y in zip(keep, ys) if y >= cut]
 
 
-def read_cell(d: np.ndarray, px: int, model: DigitModel, signed: bool) -> CellRead:
+def read_cell(
+    d: np.ndarray, px: int, model: DigitModel, signed: bool, line: float = 0.0
+) -> CellRead:
     """One writing cell's number from its darkness (with the border band)."""
     blobs, rows = [], []
-    for blob in find_blobs(remove_borders(d, px), px):
+    for blob in find_blobs(remove_borders(d, px), px, line):
         pieces, probs = best_reading(blob, model, px)
         blobs += pieces
         rows.append(probs)
@@ -412,14 +435,15 @@ def read_written(image: np.ndarray, to_photo, model: DigitModel, px: int = BOX_P
 def read_strip(strip: np.ndarray, model: DigitModel, px: int = BOX_PX) -> WrittenScores:
     """:func:`read_written` on the box strip already sampled (:func:`sample_strip`)."""
     dark = darkness(strip, px)
+    line = float(np.percentile(dark, LINE_PERCENTILE))
     affines = [snap_box(dark, box, px) for box in GEOMETRY.season_boxes]
     values: dict[str, int | None] = {}
     confidence: dict[str, float] = {}
     for key, cell in writing_cells().items():
         # the shield has no straight outline: the winter box's fit, carried over
         affine = affines[SEASON_NAMES.index(key.split(".")[0])] if key != "final" else affines[3]
-        signed = key == "final" or key.endswith(".total") or key.endswith(".monsters")
-        read = read_cell(cell_darkness(dark, cell, affine, px), px, model, signed)
+        signed = key.endswith(".total") or key.endswith(".monsters")
+        read = read_cell(cell_darkness(dark, cell, affine, px), px, model, signed, line)
         value = read.value
         if key.endswith(".monsters") and value is not None:
             value = abs(value)

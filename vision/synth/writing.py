@@ -44,10 +44,17 @@ class WrittenPlan:
     scores: WrittenScores
     mistakes: list[dict] = field(default_factory=list)
     crossed: dict[str, int] = field(default_factory=dict)  # cell → the number crossed out there
+    monsters_minus: bool | None = None  # the penalties were written "-2" (None: not yet drawn)
 
     def truth(self) -> dict:
-        """``WrittenScores.to_json()`` plus ``mistakes`` and ``crossed_out``."""
-        return {**self.scores.to_json(), "mistakes": self.mistakes, "crossed_out": self.crossed}
+        """``WrittenScores.to_json()`` plus ``mistakes``, ``crossed_out`` and
+        ``monsters_minus``."""
+        return {
+            **self.scores.to_json(),
+            "mistakes": self.mistakes,
+            "crossed_out": self.crossed,
+            "monsters_minus": self.monsters_minus,
+        }
 
 
 def _season_numbers(game: Game | None, sheet: Sheet, k: int, rng: np.random.Generator) -> list:
@@ -68,6 +75,7 @@ def plan_written(sheet: Sheet, game: Game | None, rng: np.random.Generator) -> W
     rows = [_season_numbers(game, sheet, k, rng) for k in range(filled)]
     rows = [r + [r[0] + r[1] + r[2] - r[3]] for r in rows]
     final = sum(r[4] for r in rows) if filled == 4 and rng.random() < FINAL_SHARE else None
+    final = None if final is not None and final < 0 else final  # the shield holds no minus
     mistakes: list[dict] = []
     if rows and rng.random() < MISTAKE_SHARE:
         final = _plant_mistake(rows, final, mistakes, rng)
@@ -105,7 +113,8 @@ def _plant_mistake(rows: list[list[int]], final: int | None, mistakes: list, rng
         kind = "season-total"
     if kind == "final-total":
         assert final is not None
-        wrong = final + int(rng.choice([-1, 1])) * int(rng.integers(1, 11))
+        wrong = abs(final + int(rng.choice([-1, 1])) * int(rng.integers(1, 11)))
+        wrong = wrong if wrong != final else final + 1
         mistakes.append({"kind": kind, "cell": "final", "written": wrong, "correct": final})
         return wrong
     if kind == "digit-swap":
@@ -120,7 +129,8 @@ def _plant_mistake(rows: list[list[int]], final: int | None, mistakes: list, rng
     cell = f"{SEASON_NAMES[k]}.{PARTS[i]}"
     mistakes.append({"kind": kind, "cell": cell, "written": wrong, "correct": rows[k][i]})
     rows[k][i] = wrong
-    return None if final is None else sum(r[4] for r in rows)
+    followed = sum(r[4] for r in rows)
+    return None if final is None or followed < 0 else followed
 
 
 def _cells(scores: WrittenScores) -> list[tuple[str, int | None]]:
@@ -168,6 +178,7 @@ def draw_written(layer: np.ndarray, rendered, plan: WrittenPlan, writer, rng) ->
     """Write every planned number into its cell of ``layer`` (a density layer of ``rendered``)."""
     boxes = cell_boxes()
     hand = writer.drawing_hand()
+    plan.monsters_minus = writer.minus_on_monsters
     for cell, value in _cells(plan.scores):
         if value is None:
             continue
