@@ -76,12 +76,10 @@ def _on_cell(ink: np.ndarray, px: float, rng: np.random.Generator) -> np.ndarray
 
 
 def _largest_blob_features(d: np.ndarray) -> np.ndarray | None:
-    """Features of the biggest blob the reader finds in ``d`` (None when it finds none)."""
+    """Features of the one blob the reader finds in ``d`` (None when it finds none or several:
+    a piece of a broken character is not the character)."""
     blobs = find_blobs(d, BOX_PX)
-    if not blobs:
-        return None
-    big = max(blobs, key=lambda b: float(b.ink.sum()))
-    return blob_features([big], BOX_PX)[0]
+    return blob_features(blobs, BOX_PX)[0] if len(blobs) == 1 else None
 
 
 def generated_examples(n: int, n_crossed: int, rng: np.random.Generator) -> tuple[list, list]:

@@ -44,24 +44,30 @@ N_FEATURES = PATCH * PATCH + len(SHAPE_NAMES) + 1  # the patch, its shape, its d
 
 BOX_PX = 48  # canonical pixels per u of the box strip (a digit 0.3 u tall: ~14 px)
 STRIP = (-1.1, 11.4, 12.85, 14.95)  # x0, x1, y0, y1 in u: the four boxes and the shield
-SNAP_REACH_U = 0.25  # largest correction when snapping a box onto its printed outline
-SNAP_MIN_SCORE = 0.2  # a weaker outline match keeps the coin track's mapping
-PAPER_KERNEL_U = 0.22  # grey closing this wide takes the ink off and leaves the paper
+SNAP_REACH_U = 0.3  # largest shift when snapping a box onto its printed borders…
+SNAP_SCALE = 0.12  # …and largest stretch or shrink
+SNAP_MIN_STRENGTH = 2.0  # borders darker than this × the paper's median darkness are found
+SNAP_MIN_SCORE = 0.2  # an outline matching worse than this is not taken
+PAPER_KERNEL_U = 0.22  # grey closing this wide takes the ink off and leaves the paper…
+PAPER_SMOOTH_PX = 1.0  # …of the strip smoothed this much first (so the grain does not lift it)
 LINE_BAND_U = 0.1  # printed borders are looked for this close to where they are printed
 LINE_RUN_U = 0.32  # a straight run this long along a border is print, not writing
 EDGE_U = 0.05  # ink this close to a cell's edge belongs to the border
 INK_FLOOR = 0.07  # darkness (share of the paper's brightness) that can be ink at all
 INK_SHARE = 0.3  # ink threshold: this share of the cell's darkest ink…
-NOISE_MADS = 8.0  # …at least this many median deviations above the paper's median…
-LINE_SHARE = 0.2  # …and this share of the printed lines' darkness
+NOISE_MADS = 6  # …at least this many median deviations above the paper's median…
+LINE_SHARE = 0.12  # …and this share of the printed lines' darkness
 WEAK_SHARE = 0.65  # a blob takes in joined ink this share as dark as its threshold
 SPLIT_MANY = 0.3  # a blob is cut when it is "several characters" this surely…
 SPLIT_UNSURE = 0.6  # …or no single reading is this sure
 CUT_COST = 0.2  # a cut through a blob must make its pieces this much surer (mean log p)
 EDGE_CAP_U = 0.3  # distances from the cell's edges are counted up to this
 MIN_BLOB_U2 = 0.0012  # blobs smaller than this (u²) are specks
+MIN_SEED_PX = 2  # a blob needs this many pixels above the threshold
 LINE_PERCENTILE = 97  # the strip's printed lines: this percentile of its darkness
 FLAG_BELOW = 0.9  # numbers read less surely than this are flagged for checking
+ADDS_UP_CONFIDENCE = 0.95  # at least this sure of a box whose numbers add up…
+DOES_NOT_ADD_UP = 0.85  # …at most this sure of one whose numbers do not
 
 
 @dataclass(frozen=True)
@@ -129,7 +135,8 @@ def darkness(strip: np.ndarray, px: int = BOX_PX) -> np.ndarray:
     """How much darker than the local paper each pixel is, as a share of the paper (0…1)."""
     k = max(3, int(round(PAPER_KERNEL_U * px)) | 1)
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
-    paper = cv2.morphologyEx(strip, cv2.MORPH_CLOSE, kernel).astype(np.float32)
+    smooth = cv2.GaussianBlur(strip.astype(np.float32), (0, 0), PAPER_SMOOTH_PX)
+    paper = cv2.morphologyEx(smooth, cv2.MORPH_CLOSE, kernel)  # the grain's bright specks smoothed
     paper = cv2.GaussianBlur(paper, (0, 0), k / 3)
     return np.clip((paper - strip.astype(np.float32)) / np.maximum(paper, 20.0), 0.0, 1.0)
 
@@ -143,6 +150,81 @@ def _box_lines(box: Box) -> tuple[list[float], list[float]]:
         xs.update((round(part.x0, 4), round(part.x1, 4)))
         ys.update((round(part.y0, 4), round(part.y1, 4)))
     return sorted(xs), sorted(ys)
+
+
+def strip_affine(px: int = BOX_PX) -> np.ndarray:
+    """2×3: u, v → strip px where the coin track's mapping put the boxes."""
+    return np.array([[px, 0.0, -STRIP[0] * px - 0.5], [0.0, px, -STRIP[2] * px - 0.5]])
+
+
+def _fit_lines(profile: np.ndarray, lines: np.ndarray, centre: float, px: int) -> tuple:
+    """(shift px, scale, strength) laying printed lines at ``lines`` (u from ``centre``, which
+    sits at ``len(profile) / 2``) on a darkness profile's peaks: every shift within
+    ``SNAP_REACH_U`` and scale within ``SNAP_SCALE`` is tried."""
+    n = len(profile)
+    shifts = np.arange(-int(SNAP_REACH_U * px), int(SNAP_REACH_U * px) + 1)
+    scales = np.arange(1 - SNAP_SCALE, 1 + SNAP_SCALE + 1e-9, 0.01)
+    peak = np.maximum(profile, np.maximum(np.roll(profile, 1), np.roll(profile, -1)))
+    pos = n / 2 + (lines - centre)[None, None, :] * scales[None, :, None] * px
+    pos = pos + shifts[:, None, None]
+    idx = np.clip(np.round(pos).astype(int), 0, n - 1)
+    score = peak[idx].mean(axis=2)
+    i, j = np.unravel_index(int(np.argmax(score)), score.shape)
+    return (
+        float(shifts[i]),
+        float(scales[j]),
+        float(score[i, j]) / (float(np.median(profile)) + 0.02),
+    )
+
+
+def _snap_profiles(dark: np.ndarray, box: Box, px: int) -> np.ndarray:
+    """2×3: u, v → strip px laying ``box``'s printed borders on the strip's lines.
+
+    The horizontal borders are found in the darkness profile of the box's left and right parts,
+    the vertical ones in its top and bottom halves (shift and scale each), so a box the paper's
+    curl has moved, stretched, sheared or turned is followed; an affine fit through the box's
+    corners so placed is the mapping. Borders too faint to find keep the coin track's mapping."""
+    base = strip_affine(px)
+    r = SNAP_REACH_U + 0.1
+    x0, y0 = int(round((box.x0 - r - STRIP[0]) * px)), int(round((box.y0 - r - STRIP[2]) * px))
+    w, h = int(round((box.width + 2 * r) * px)), int(round((box.height + 2 * r) * px))
+    win = np.zeros((h, w), np.float32)
+    sy0, sx0 = max(0, y0), max(0, x0)
+    sy1, sx1 = min(dark.shape[0], y0 + h), min(dark.shape[1], x0 + w)
+    if sy1 <= sy0 or sx1 <= sx0:
+        return base
+    win[sy0 - y0 : sy1 - y0, sx0 - x0 : sx1 - x0] = dark[sy0:sy1, sx0:sx1]
+    xs, ys = (np.array(v) for v in _box_lines(box))
+    cu, cv = (box.x0 + box.x1) / 2, (box.y0 + box.y1) / 2
+    col = lambda u: int(round((u - box.x0 + r) * px))  # noqa: E731
+    row = lambda v: int(round((v - box.y0 + r) * px))  # noqa: E731
+    left = (box.x0 + 0.05, box.x0 + 0.3 * box.width)
+    right = (box.x0 + 0.72 * box.width, box.x1 - 0.05)
+    top, bottom = (box.y0 + 0.05, cv - 0.05), (cv + 0.05, box.y1 - 0.05)
+    fits = {
+        "left": _fit_lines(win[:, col(left[0]) : col(left[1])].mean(axis=1), ys, cv, px),
+        "right": _fit_lines(
+            win[:, col(right[0]) : col(right[1])].mean(axis=1), ys[[0, -1]], cv, px
+        ),
+        "top": _fit_lines(win[row(top[0]) : row(top[1])].mean(axis=0), xs, cu, px),
+        "bottom": _fit_lines(win[row(bottom[0]) : row(bottom[1])].mean(axis=0), xs, cu, px),
+    }
+    if min(f[2] for f in fits.values()) < SNAP_MIN_STRENGTH:
+        return base
+    ul, ur = sum(left) / 2, sum(right) / 2
+    vt, vb = sum(top) / 2, sum(bottom) / 2
+    y_at = lambda f, v: h / 2 + (v - cv) * f[1] * px + f[0]  # noqa: E731
+    x_at = lambda f, u: w / 2 + (u - cu) * f[1] * px + f[0]  # noqa: E731
+    ideal, found = [], []
+    for u in (box.x0, box.x1):
+        for v in (box.y0, box.y1):
+            t, q = (u - ul) / (ur - ul), (v - vt) / (vb - vt)
+            yy = (1 - t) * y_at(fits["left"], v) + t * y_at(fits["right"], v)
+            xx = (1 - q) * x_at(fits["top"], u) + q * x_at(fits["bottom"], u)
+            ideal.append([u, v])
+            found.append([x0 + xx - 0.5, y0 + yy - 0.5])
+    fitted, _ = cv2.estimateAffine2D(np.float32(ideal), np.float32(found))
+    return base if fitted is None else fitted.astype(np.float64)
 
 
 def _outline_template(box: Box, px: int, margin: float) -> np.ndarray:
@@ -162,11 +244,6 @@ def _outline_template(box: Box, px: int, margin: float) -> np.ndarray:
     return cv2.GaussianBlur(t, (0, 0), 1.0)
 
 
-def strip_affine(px: int = BOX_PX) -> np.ndarray:
-    """2×3: u, v → strip px where the coin track's mapping put the boxes."""
-    return np.array([[px, 0.0, -STRIP[0] * px], [0.0, px, -STRIP[2] * px]])
-
-
 def _match(dark: np.ndarray, tmpl: np.ndarray, x0: int, y0: int, reach: int) -> tuple:
     """(dx, dy, score) of ``tmpl``'s best match around strip px (x0, y0), within ``reach`` px."""
     h, w = dark.shape
@@ -180,7 +257,7 @@ def _match(dark: np.ndarray, tmpl: np.ndarray, x0: int, y0: int, reach: int) -> 
     return xa + int(ix) - x0, ya + int(iy) - y0, float(score[iy, ix])
 
 
-def snap_box(dark: np.ndarray, box: Box, px: int = BOX_PX) -> np.ndarray:
+def _snap_outline(dark: np.ndarray, box: Box, px: int) -> np.ndarray:
     """2×3: u, v → strip px laying ``box``'s printed outline on the strip's lines.
 
     The whole outline is matched first (within ``SNAP_REACH_U``), then each quarter of it a
@@ -211,6 +288,28 @@ def snap_box(dark: np.ndarray, box: Box, px: int = BOX_PX) -> np.ndarray:
         if fitted is not None and abs(np.linalg.det(fitted[:, :2]) - 1) < 0.15:
             shift = fitted
     return _compose(shift, base)
+
+
+def snap_box(dark: np.ndarray, box: Box, px: int = BOX_PX) -> np.ndarray:
+    """2×3: u, v → strip px of ``box``: of the coin track's mapping, the outline matched as a
+    whole and by quarters (:func:`_snap_outline`) and the borders found in profiles
+    (:func:`_snap_profiles`), the one whose borders lie on the darkest ink."""
+    candidates = [strip_affine(px), _snap_outline(dark, box, px), _snap_profiles(dark, box, px)]
+    return max(candidates, key=lambda a: border_darkness(dark, box, a))
+
+
+def border_darkness(dark: np.ndarray, box: Box, affine: np.ndarray) -> float:
+    """Mean darkness along ``box``'s printed borders placed by ``affine`` (u, v → ``dark`` px)."""
+    xs, ys = _box_lines(box)
+    t = np.linspace(0.03, 0.97, 40)
+    pts = [np.stack([x + 0 * t, box.y0 + t * box.height], 1) for x in xs]
+    split = xs[-2]
+    pts += [np.stack([box.x0 + t * box.width, y + 0 * t], 1) for y in (ys[0], ys[-1])]
+    pts += [np.stack([box.x0 + t * (split - box.x0), ys[1] + 0 * t], 1)]
+    uv = np.concatenate(pts).astype(np.float64)
+    m = (uv @ affine[:, :2].T + affine[:, 2]).astype(np.float32)
+    got = cv2.remap(dark, m[:, 0:1], m[:, 1:2], cv2.INTER_LINEAR, borderValue=0.0)
+    return float(got.mean())
 
 
 def _compose(outer: np.ndarray, inner: np.ndarray) -> np.ndarray:
@@ -269,7 +368,7 @@ def find_blobs(d: np.ndarray, px: int, line: float = 0.0) -> list[Blob]:
     low = max(WEAK_SHARE * high, med + 0.6 * NOISE_MADS * mad)
     weak = cv2.morphologyEx((d > low).astype(np.uint8), cv2.MORPH_CLOSE, np.ones((2, 2)))
     n, labels, stats, _ = cv2.connectedComponentsWithStats(weak, connectivity=8)
-    seeded = np.bincount(labels[d > high], minlength=n) >= 2
+    seeded = np.bincount(labels[d > high], minlength=n) >= MIN_SEED_PX
     boxes = [
         [int(x), int(y), int(x + w), int(y + h)]
         for i, (x, y, w, h, area) in enumerate(stats)
@@ -458,7 +557,33 @@ def read_strip(strip: np.ndarray, model: DigitModel, px: int = BOX_PX) -> Writte
         )
         for name in SEASON_NAMES
     )
-    return WrittenScores(seasons, values["final"], confidence)
+    return WrittenScores(
+        seasons, values["final"], arithmetic_confidence(seasons, values["final"], confidence)
+    )
+
+
+def arithmetic_confidence(
+    seasons: tuple[WrittenSeason, ...], final: int | None, confidence: dict[str, float]
+) -> dict[str, float]:
+    """Confidences weighed by the box's own sum: a season whose parts add up to its written
+    total (and a final total that is the sum of the four) was very likely read right; one that
+    does not holds a misread or the player's slip, and its numbers are flagged for checking."""
+    out = dict(confidence)
+    groups = []
+    for s in seasons:
+        n = s.numbers()
+        if n["total"] is None or s.is_blank():
+            continue
+        parts = (n["edict1"] or 0) + (n["edict2"] or 0) + (n["coins"] or 0) - (n["monsters"] or 0)
+        groups.append(([f"{s.season}.{p}" for p in n], parts == n["total"]))
+    totals = [s.total for s in seasons]
+    if final is not None:
+        adds_up = all(t is not None for t in totals) and sum(totals) == final
+        groups.append(([f"{s.season}.total" for s in seasons] + ["final"], adds_up))
+    for keys, adds_up in groups:
+        for k in keys:
+            out[k] = max(out[k], ADDS_UP_CONFIDENCE) if adds_up else min(out[k], DOES_NOT_ADD_UP)
+    return {k: round(v, 4) for k, v in out.items()}
 
 
 def unsure_numbers(written: WrittenScores) -> list[str]:
