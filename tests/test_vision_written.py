@@ -11,10 +11,9 @@ from vision.bench_written import cell_values
 from vision.digits import CLASSES, MODEL_DIR, default_digit_model, load_digit_model
 from vision.seasons import (
     BOX_PX,
-    STRIP,
+    find_blobs,
     number_from_blobs,
     read_strip,
-    find_blobs,
     unsure_numbers,
 )
 
@@ -54,16 +53,10 @@ def test_the_model_reads_the_held_out_load_digits_split():
 
 def _flat_strip(family: str, side: str, variant: str) -> np.ndarray:
     """The box strip of an empty flat printing, as the reader samples it."""
-    import cv2
-
+    from vision.digits_train import flat_strip
     from vision.synth.art import render_art
 
-    rendered = render_art(family, side, BOX_PX, variant, np.random.default_rng(9))
-    grey = cv2.cvtColor(rendered.image, cv2.COLOR_BGR2GRAY)
-    ox, oy = rendered.origin_u
-    x0, y0 = int(round((STRIP[0] - ox) * BOX_PX)), int(round((STRIP[2] - oy) * BOX_PX))
-    w, h = int(round((STRIP[1] - STRIP[0]) * BOX_PX)), int(round((STRIP[3] - STRIP[2]) * BOX_PX))
-    return grey[y0 : y0 + h, x0 : x0 + w]
+    return flat_strip(render_art(family, side, BOX_PX, variant, np.random.default_rng(9)))
 
 
 @needs_model

@@ -27,11 +27,8 @@ from vision.digits import CLASSES, MANY, NOISE, SCRIBBLE, DigitModel
 from vision.seasons import (
     BOX_PX,
     blob_features,
-    cell_darkness,
-    darkness,
     find_blobs,
     remove_borders,
-    writing_cells,
 )
 from vision.synth.digits import WritingHand, render_chars
 
@@ -167,7 +164,7 @@ def sklearn_digit_examples(images: np.ndarray, rng: np.random.Generator) -> list
 
 def print_examples(copies: int, rng: np.random.Generator) -> list:
     """Every blob of the empty writing cells of every generated printing, degraded ``copies``
-    times."""
+    times, each time a little off where the reader would sample it."""
     from vision.synth.art import ART_FAMILIES, render_art
 
     out = []
@@ -175,29 +172,40 @@ def print_examples(copies: int, rng: np.random.Generator) -> list:
         for side in ("A", "B"):
             for variant in ("print", "photocopy", "white-print"):
                 rendered = render_art(family, side, BOX_PX, variant, rng)
-                grey = cv2.cvtColor(rendered.image, cv2.COLOR_BGR2GRAY)
-                ox, oy = rendered.origin_u
                 for _ in range(copies):
-                    dark = degrade(darkness(grey, BOX_PX), rng)
-                    out += _cell_blobs(dark, (ox, oy), rng)
+                    strip = flat_strip(rendered, rng.normal(0, 0.03, 2))
+                    strip = 1.0 - degrade(1.0 - strip.astype(np.float32) / 255.0, rng)
+                    out += _strip_blobs((strip * 255).astype(np.uint8))
     return out
 
 
-def _cell_blobs(dark: np.ndarray, origin: tuple[float, float], rng) -> list:
-    """Features of every blob in every writing cell of a flat sheet's darkness map."""
-    rows = []
-    for cell in writing_cells().values():
-        jitter = rng.normal(0, 0.03, 2)  # the reader's fit is a little off now and then
-        affine = np.array(
-            [
-                [BOX_PX, 0.0, -(origin[0] + jitter[0]) * BOX_PX],
-                [0.0, BOX_PX, -(origin[1] + jitter[1]) * BOX_PX],
-            ]
-        )
-        d = cell_darkness(dark, cell, affine, BOX_PX)
-        blobs = find_blobs(remove_borders(d, BOX_PX), BOX_PX)
-        if blobs:
-            rows.extend(blob_features(blobs, BOX_PX))
+def flat_strip(rendered, shift: np.ndarray | None = None) -> np.ndarray:
+    """The box strip (:data:`vision.seasons.STRIP`) of a flat sheet rendered at ``BOX_PX`` per u,
+    grey, as the reader samples it from a photo (``shift``: u the sampling is off by)."""
+    from vision.seasons import STRIP
+
+    pad = BOX_PX  # the strip reaches a little past the paper's edge
+    grey = cv2.copyMakeBorder(
+        cv2.cvtColor(rendered.image, cv2.COLOR_BGR2GRAY), pad, pad, pad, pad, cv2.BORDER_REPLICATE
+    )
+    ox, oy = np.array(rendered.origin_u) + (0.0 if shift is None else shift)
+    x0 = int(round((STRIP[0] - ox) * BOX_PX)) + pad
+    y0 = int(round((STRIP[2] - oy) * BOX_PX)) + pad
+    w = int(round((STRIP[1] - STRIP[0]) * BOX_PX))
+    h = int(round((STRIP[3] - STRIP[2]) * BOX_PX))
+    return grey[y0 : y0 + h, x0 : x0 + w]
+
+
+def _strip_blobs(strip: np.ndarray) -> list:
+    """Features of every blob in every writing cell of a box strip, found as the reader finds
+    them."""
+    from vision.seasons import strip_cells
+
+    cells, line, grain = strip_cells(strip, BOX_PX)
+    rows: list = []
+    for d in cells.values():
+        blobs = find_blobs(remove_borders(d, BOX_PX), BOX_PX, line, grain)
+        rows.extend(blob_features(blobs, BOX_PX))
     return rows
 
 
@@ -340,14 +348,10 @@ def _label_strip(strip: np.ndarray, truth: dict) -> tuple[list, list]:
 
     values = cell_values(WrittenScores.from_json(truth))
     crossed = set(truth.get("crossed_out", {}))
-    dark = seasons.darkness(strip)
-    line = float(np.percentile(dark, seasons.LINE_PERCENTILE))
-    affines = [seasons.snap_box(dark, box) for box in seasons.GEOMETRY.season_boxes]
+    cells, line, grain = seasons.strip_cells(strip, BOX_PX)
     xs, ys = [], []
-    for key, cell in writing_cells().items():
-        k = seasons.SEASON_NAMES.index(key.split(".")[0]) if key != "final" else 3
-        d = remove_borders(cell_darkness(dark, cell, affines[k], BOX_PX), BOX_PX)
-        blobs = find_blobs(d, BOX_PX, line)
+    for key, d in cells.items():
+        blobs = find_blobs(remove_borders(d, BOX_PX), BOX_PX, line, grain)
         value = values[key]
         if value is None:
             labels = [NOISE] * len(blobs)

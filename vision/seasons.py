@@ -65,6 +65,8 @@ EDGE_CAP_U = 0.3  # distances from the cell's edges are counted up to this
 MIN_BLOB_U2 = 0.0012  # blobs smaller than this (u²) are specks
 MIN_SEED_PX = 2  # a blob needs this many pixels above the threshold
 LINE_PERCENTILE = 97  # the strip's printed lines: this percentile of its darkness
+SHARED_PRINT_PARTS = ("coins", "monsters")  # cells whose print is the same in every box
+ALIGN_PX = 4  # the four boxes' copies of a cell are aligned within this
 FLAG_BELOW = 0.9  # numbers read less surely than this are flagged for checking
 ADDS_UP_CONFIDENCE = 0.95  # at least this sure of a box whose numbers add up…
 DOES_NOT_ADD_UP = 0.85  # …at most this sure of one whose numbers do not
@@ -348,24 +350,24 @@ def remove_borders(d: np.ndarray, px: int) -> np.ndarray:
     return out[e:-e, e:-e]
 
 
-def find_blobs(d: np.ndarray, px: int, line: float = 0.0) -> list[Blob]:
+def find_blobs(d: np.ndarray, px: int, line: float = 0.0, grain: float | None = None) -> list[Blob]:
     """Connected ink, pieces of one character merged; left to right.
 
     Hysteresis: ink above the cell's threshold seeds a blob, which takes in the fainter ink
     joined to it (down to ``WEAK_SHARE`` of it), so a pencil stroke broken by the paper's grain
     stays whole. The threshold: ``INK_SHARE`` of the cell's darkest ink, and at least
-    ``INK_FLOOR``, the paper's own grain (``NOISE_MADS`` deviations above its median) and
-    ``LINE_SHARE`` of the printed lines' darkness ``line``."""
+    ``INK_FLOOR``, the paper's own grain (``grain``, else ``NOISE_MADS`` deviations above the
+    cell's median: :func:`paper_grain`) and ``LINE_SHARE`` of the printed lines' darkness
+    ``line``."""
     if d.size == 0:
         return []
     d = cv2.GaussianBlur(d, (0, 0), 0.7)
-    med = float(np.median(d))
-    mad = float(np.median(np.abs(d - med)))
+    grain = paper_grain(d) if grain is None else grain
     peak = float(np.percentile(d, 99.7))
-    high = max(INK_FLOOR, med + NOISE_MADS * mad, LINE_SHARE * line, INK_SHARE * peak)
+    high = max(INK_FLOOR, grain, LINE_SHARE * line, INK_SHARE * peak)
     if peak < high:
         return []
-    low = max(WEAK_SHARE * high, med + 0.6 * NOISE_MADS * mad)
+    low = max(WEAK_SHARE * high, 0.6 * grain)
     weak = cv2.morphologyEx((d > low).astype(np.uint8), cv2.MORPH_CLOSE, np.ones((2, 2)))
     n, labels, stats, _ = cv2.connectedComponentsWithStats(weak, connectivity=8)
     seeded = np.bincount(labels[d > high], minlength=n) >= MIN_SEED_PX
@@ -382,6 +384,13 @@ def find_blobs(d: np.ndarray, px: int, line: float = 0.0) -> list[Blob]:
         ink = np.where(mask[y0:y1, x0:x1], d[y0:y1, x0:x1], 0.0).astype(np.float32)
         blobs.append(Blob(x0, y0, x1, y1, ink, d.shape))
     return sorted(blobs, key=lambda b: b.x0)
+
+
+def paper_grain(d: np.ndarray) -> float:
+    """How dark the bare paper's grain gets: ``NOISE_MADS`` median deviations above the median
+    darkness of ``d`` (smoothed as :func:`find_blobs` smooths it)."""
+    med = float(np.median(d))
+    return med + NOISE_MADS * float(np.median(np.abs(d - med)))
 
 
 def _merge_columns(boxes: list[list[int]]) -> list[list[int]]:
@@ -514,11 +523,16 @@ def _one_row(keep: list[tuple[Blob, int, float]]) -> list[tuple[Blob, int, float
 
 
 def read_cell(
-    d: np.ndarray, px: int, model: DigitModel, signed: bool, line: float = 0.0
+    d: np.ndarray,
+    px: int,
+    model: DigitModel,
+    signed: bool,
+    line: float = 0.0,
+    grain: float | None = None,
 ) -> CellRead:
     """One writing cell's number from its darkness (with the border band)."""
     blobs, rows = [], []
-    for blob in find_blobs(remove_borders(d, px), px, line):
+    for blob in find_blobs(remove_borders(d, px), px, line, grain):
         pieces, probs = best_reading(blob, model, px)
         blobs += pieces
         rows.append(probs)
@@ -531,18 +545,65 @@ def read_written(image: np.ndarray, to_photo, model: DigitModel, px: int = BOX_P
     return read_strip(sample_strip(image, to_photo, px), model, px)
 
 
-def read_strip(strip: np.ndarray, model: DigitModel, px: int = BOX_PX) -> WrittenScores:
-    """:func:`read_written` on the box strip already sampled (:func:`sample_strip`)."""
+def strip_cells(strip: np.ndarray, px: int = BOX_PX) -> tuple[dict[str, np.ndarray], float, float]:
+    """Every writing cell's darkness (with its border band) by key, each box snapped onto its
+    borders, the print shared by the four boxes taken off (:func:`without_shared_print`); the
+    printed lines' darkness and the paper's grain."""
     dark = darkness(strip, px)
     line = float(np.percentile(dark, LINE_PERCENTILE))
+    grain = paper_grain(cv2.GaussianBlur(dark, (0, 0), 0.7))
     affines = [snap_box(dark, box, px) for box in GEOMETRY.season_boxes]
-    values: dict[str, int | None] = {}
-    confidence: dict[str, float] = {}
+    cells = {}
     for key, cell in writing_cells().items():
         # the shield has no straight outline: the winter box's fit, carried over
         affine = affines[SEASON_NAMES.index(key.split(".")[0])] if key != "final" else affines[3]
+        cells[key] = cell_darkness(dark, cell, affine, px)
+    return without_shared_print(cells), line, grain
+
+
+def without_shared_print(cells: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The coin and monster cells less the print all four boxes share there (the coin and
+    monster icons): each box's cell is aligned on their median (within ``ALIGN_PX``), and what
+    every one of them has at a pixel (their least, spread by a pixel) is taken off each.
+    Writing is seldom at the same place in all four."""
+    out = dict(cells)
+    for part in SHARED_PRINT_PARTS:
+        keys = [f"{name}.{part}" for name in SEASON_NAMES]
+        stack = [cells[k] for k in keys]
+        ref = np.median(np.stack(stack), axis=0).astype(np.float32)
+        shifts = [_offset(c, ref) for c in stack]
+        aligned = [_shifted(c, -dy, -dx) for c, (dy, dx) in zip(stack, shifts)]
+        shared = cv2.dilate(np.min(np.stack(aligned), axis=0), np.ones((3, 3), np.uint8))
+        for k, (dy, dx) in zip(keys, shifts):
+            out[k] = np.clip(cells[k] - _shifted(shared, dy, dx), 0.0, None)
+    return out
+
+
+def _offset(cell: np.ndarray, ref: np.ndarray) -> tuple[int, int]:
+    """(dy, dx): where ``ref``'s content sits in ``cell``, within ``ALIGN_PX``."""
+    a = ALIGN_PX
+    tmpl = np.ascontiguousarray(ref[a:-a, a:-a])
+    if tmpl.size == 0 or float(tmpl.std()) < 1e-6:
+        return 0, 0
+    score = cv2.matchTemplate(cell.astype(np.float32), tmpl, cv2.TM_CCORR_NORMED)
+    iy, ix = np.unravel_index(int(np.argmax(score)), score.shape)
+    return int(iy) - a, int(ix) - a
+
+
+def _shifted(img: np.ndarray, dy: int, dx: int) -> np.ndarray:
+    """``img`` moved by (dy, dx) px, zeros let in at the edges."""
+    m = np.float32([[1, 0, dx], [0, 1, dy]])
+    return cv2.warpAffine(img, m, (img.shape[1], img.shape[0]), borderValue=0.0)
+
+
+def read_strip(strip: np.ndarray, model: DigitModel, px: int = BOX_PX) -> WrittenScores:
+    """:func:`read_written` on the box strip already sampled (:func:`sample_strip`)."""
+    cells, line, grain = strip_cells(strip, px)
+    values: dict[str, int | None] = {}
+    confidence: dict[str, float] = {}
+    for key, d in cells.items():
         signed = key.endswith(".total") or key.endswith(".monsters")
-        read = read_cell(cell_darkness(dark, cell, affine, px), px, model, signed, line)
+        read = read_cell(d, px, model, signed, line, grain)
         value = read.value
         if key.endswith(".monsters") and value is not None:
             value = abs(value)
