@@ -266,7 +266,7 @@ def fit(x: np.ndarray, y: np.ndarray, seed: int, quick: bool) -> DigitModel:
 
     mlp = MLPClassifier(
         hidden_layer_sizes=HIDDEN,
-        alpha=1e-3,
+        alpha=1e-2,
         max_iter=60 if quick else 250,
         early_stopping=not quick,
         random_state=seed,

@@ -324,7 +324,10 @@ def read_boxes(
             digits = default_digit_model()
         except FileNotFoundError:
             return None
-    return read_written(image, to_photo, digits)
+    try:
+        return read_written(image, to_photo, digits)
+    except (cv2.error, ValueError):  # boxes mapped off the photo: the map's reading stands
+        return None
 
 
 def written_warnings(written: WrittenScores | None) -> list[str]:
