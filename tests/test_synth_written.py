@@ -10,8 +10,8 @@ from scoring.seasons import score_season
 from scoring.simulator import simulate
 from scoring.written import PARTS, SEASON_NAMES, WrittenScores
 from vision.synth.digits import GLYPHS, WritingHand, render_chars
-from vision.synth.pens import Hand
 from vision.synth.maps import random_sheet
+from vision.synth.pens import Hand
 from vision.synth.writing import Game, WrittenPlan, plan_written
 
 

@@ -180,9 +180,9 @@ def print_examples(copies: int, rng: np.random.Generator) -> list:
 
 
 def flat_strip(rendered, shift: np.ndarray | None = None) -> np.ndarray:
-    """The box strip (:data:`vision.seasons.STRIP`) of a flat sheet rendered at ``BOX_PX`` per u,
-    grey, as the reader samples it from a photo (``shift``: u the sampling is off by)."""
-    from vision.seasons import STRIP
+    """The box strip (:data:`vision.season_boxes.STRIP`) of a flat sheet rendered at ``BOX_PX``
+    per u, grey, as the reader samples it from a photo (``shift``: u the sampling is off by)."""
+    from vision.season_boxes import STRIP
 
     pad = BOX_PX  # the strip reaches a little past the paper's edge
     grey = cv2.copyMakeBorder(
@@ -199,7 +199,7 @@ def flat_strip(rendered, shift: np.ndarray | None = None) -> np.ndarray:
 def _strip_blobs(strip: np.ndarray) -> list:
     """Features of every blob in every writing cell of a box strip, found as the reader finds
     them."""
-    from vision.seasons import strip_cells
+    from vision.season_boxes import strip_cells
 
     cells, line, grain = strip_cells(strip, BOX_PX)
     rows: list = []
@@ -322,7 +322,7 @@ def _photo_blobs(seed: int) -> tuple[list, list]:
     number's characters gives each blob its character, left to right; other cells (touching
     characters, crossed-out numbers) give nothing."""
     cv2.setNumThreads(1)
-    from vision import seasons
+    from vision import season_boxes
     from vision.coins.track import _curl_model, refine_track
     from vision.load import load_photo
     from vision.synth import make_photo
@@ -335,7 +335,7 @@ def _photo_blobs(seed: int) -> tuple[list, list]:
     # the grid where the truth puts it: the reader's own mapping from there on
     crossings = np.asarray(photo.truth["intersections"], np.float64) / loaded.scale
     to_photo = refine_track(loaded.image, _curl_model(crossings))
-    strip = seasons.sample_strip(loaded.image, to_photo)
+    strip = season_boxes.sample_strip(loaded.image, to_photo)
     truth = photo.truth["written"]
     return _label_strip(strip, truth)
 
@@ -343,12 +343,12 @@ def _photo_blobs(seed: int) -> tuple[list, list]:
 def _label_strip(strip: np.ndarray, truth: dict) -> tuple[list, list]:
     """Labelled blob features of every writing cell of a sampled strip (:func:`_photo_blobs`)."""
     from scoring.written import WrittenScores
-    from vision import seasons
+    from vision import season_boxes
     from vision.bench_written import cell_values
 
     values = cell_values(WrittenScores.from_json(truth))
     crossed = set(truth.get("crossed_out", {}))
-    cells, line, grain = seasons.strip_cells(strip, BOX_PX)
+    cells, line, grain = season_boxes.strip_cells(strip, BOX_PX)
     xs, ys = [], []
     for key, d in cells.items():
         blobs = find_blobs(remove_borders(d, BOX_PX), BOX_PX, line, grain)
