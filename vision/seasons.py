@@ -57,8 +57,8 @@ CUT_COST = 0.2  # a cut through a blob must make its pieces this much surer (mea
 EDGE_CAP_U = 0.3  # distances from the cell's edges are counted up to this
 MIN_BLOB_U2 = 0.0012  # blobs smaller than this (u²) are specks
 MIN_SEED_PX = 2  # a blob needs this many pixels above the threshold
-FLAG_BELOW = 0.9  # numbers read less surely than this are flagged for checking
-ADDS_UP_CONFIDENCE = 0.95  # at least this sure of a box whose numbers add up…
+FLAG_BELOW = 0.96  # numbers read less surely than this are flagged for checking
+ADDS_UP_CONFIDENCE = 0.97  # at least this sure of a box whose numbers add up…
 DOES_NOT_ADD_UP = 0.85  # …at most this sure of one whose numbers do not
 
 
