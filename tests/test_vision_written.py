@@ -85,9 +85,10 @@ def test_a_cell_without_ink_has_no_blobs_and_reads_blank():
     assert read.value is None and read.confidence == 1.0
 
 
-# benchmark-range seeds chosen with numbers written in most boxes; small photos keep it fast
-PHOTO_SEEDS = [50_000_007, 50_000_012]
-MIN_NUMBERS_EXACT = 0.85  # the benchmark reads ~0.9 (docs/reader.md); broken reading is ~0
+# benchmark-range seeds whose sheets have all four seasons and the final total written (20
+# numbers each); small photos keep it fast
+PHOTO_SEEDS = [50_000_005, 50_000_008, 50_000_014]
+MIN_NUMBERS_EXACT = 0.75  # these read 0.83 (the benchmark ~0.8: docs/reader.md); broken is ~0
 
 
 @pytest.fixture(scope="module")
@@ -119,9 +120,9 @@ def test_the_boxes_of_synthetic_photos_read_as_written(photos):
         out = reading.to_json()
         assert set(out["written_confidence"]) == set(truth)
         assert out["seasons_written"] == reading.written.to_json()["seasons_written"]
-    assert total >= 10
+    assert total >= 30
     assert right / total >= MIN_NUMBERS_EXACT
-    assert blank_right / max(blanks, 1) >= 0.9
+    assert blank_right == blanks
 
 
 def test_train_digits_quick_saves_a_model_that_loads_without_pickle(tmp_path):

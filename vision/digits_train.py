@@ -37,6 +37,7 @@ GENERATED = {"full": 1500, "quick": 40}  # generated examples per character clas
 SCRIBBLED = {"full": 1500, "quick": 50}
 PRINT_RENDERS = {"full": 6, "quick": 1}  # degraded copies of each empty printing
 PHOTOS = {"full": 300, "quick": 2}  # synthetic photos whose written cells are harvested
+PRINT_WEIGHT = 6  # each empty printed cell's blob counts this many times (printed letters are few)
 PHOTO_WEIGHT = 3  # each blob from a photo counts as this many examples (they are few, and real)
 #: photo seeds: DIGITS_SEED_BASE + 10_000·seed + i (neither the reader's training nor benchmarks)
 DIGITS_SEED_BASE = 80_000_000
@@ -246,8 +247,11 @@ def build_data(seed: int, recipe: str, log: Callable[[str], None]) -> dict:
     photo_x, photo_y = photo_examples(PHOTOS[recipe], seed)
     log(f"photos: {len(photo_x)} blobs of {PHOTOS[recipe]} photos in {time.time() - t0:.0f} s")
     x, y = _stack(
-        real_x + gen_x + printed + photo_x * PHOTO_WEIGHT,
-        list(bunch.target[train]) + gen_y + [NOISE] * len(printed) + photo_y * PHOTO_WEIGHT,
+        real_x + gen_x + printed * PRINT_WEIGHT + photo_x * PHOTO_WEIGHT,
+        list(bunch.target[train])
+        + gen_y
+        + [NOISE] * len(printed) * PRINT_WEIGHT
+        + photo_y * PHOTO_WEIGHT,
     )
     return {
         "train": (x, y),
