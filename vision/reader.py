@@ -335,9 +335,10 @@ def written_warnings(written: WrittenScores | None) -> list[str]:
     unsure = [] if written is None else unsure_numbers(written)
     if not unsure:
         return []
-    return [
-        f"{len(unsure)} written number{'s' if len(unsure) > 1 else ''} to check: {' '.join(unsure)}"
-    ]
+    n = len(unsure)
+    more = f" and {n - LISTED_NUMBERS} more" if n > LISTED_NUMBERS else ""
+    named = " ".join(unsure[:LISTED_NUMBERS])
+    return [f"{n} written number{'s' if n > 1 else ''} may be misread: {named}{more}"]
 
 
 def flag_cells(
@@ -408,6 +409,8 @@ def cell_doubt(upright: GridFit, r: int, c: int) -> float:
 
 #: The "cells to check" warning names this many cells; the map's own marks show the rest.
 LISTED_CELLS = 12
+#: The "written numbers may be misread" warning names this many (``spring.total``, …).
+LISTED_NUMBERS = 8
 
 
 def _warnings(
