@@ -31,6 +31,7 @@ from vision.seasons import (
     remove_borders,
 )
 from vision.synth.digits import WritingHand, render_chars
+from vision.synth.paper import RenderedSheet
 
 HIDDEN = (192, 96)  # the network's hidden layer
 GENERATED = {"full": 1500, "quick": 40}  # generated examples per character class
@@ -180,7 +181,7 @@ def print_examples(copies: int, rng: np.random.Generator) -> list:
     return out
 
 
-def flat_strip(rendered, shift: np.ndarray | None = None) -> np.ndarray:
+def flat_strip(rendered: RenderedSheet, shift: np.ndarray | None = None) -> np.ndarray:
     """The box strip (:data:`vision.season_boxes.STRIP`) of a flat sheet rendered at ``BOX_PX``
     per u, grey, as the reader samples it from a photo (``shift``: u the sampling is off by)."""
     from vision.season_boxes import STRIP

@@ -11,6 +11,8 @@ that all four boxes share in that cell (the coin and monster icons). Reading the
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import cv2
 import numpy as np
 
@@ -46,7 +48,9 @@ def writing_cells() -> dict[str, Box]:
     return cells
 
 
-def sample_strip(image: np.ndarray, to_photo, px: int = BOX_PX) -> np.ndarray:
+def sample_strip(
+    image: np.ndarray, to_photo: Callable[..., np.ndarray], px: int = BOX_PX
+) -> np.ndarray:
     """The box strip (``STRIP``) as a grey image at ``px`` per u through ``to_photo``.
 
     Brightness, not the darkest channel: the colour printings' faint icons are about as bright

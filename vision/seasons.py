@@ -19,6 +19,7 @@ Where the writing cells are and their ink (darkness less the print all four boxe
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import cv2
@@ -296,7 +297,9 @@ def read_cell(
     return number_from_blobs(blobs, probs, signed)
 
 
-def read_written(image: np.ndarray, to_photo, model: DigitModel, px: int = BOX_PX) -> WrittenScores:
+def read_written(
+    image: np.ndarray, to_photo: Callable[..., np.ndarray], model: DigitModel, px: int = BOX_PX
+) -> WrittenScores:
     """Every season box's five numbers and the final total, with a confidence for each."""
     return read_strip(sample_strip(image, to_photo, px), model, px)
 

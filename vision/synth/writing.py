@@ -20,6 +20,8 @@ from scoring.sheet import Sheet
 from scoring.written import PARTS, SEASON_NAMES, WrittenScores, WrittenSeason
 from vision.layout import GEOMETRY, Box
 from vision.synth.digits import WritingHand, char_strokes, scribble_strokes, text_extent
+from vision.synth.paper import RenderedSheet
+from vision.synth.pens import Hand
 from vision.synth.strokes import Tile
 
 MISTAKE_SHARE = 0.1  # sheets with a season written that carry one planted mistake
@@ -99,7 +101,9 @@ def _maybe_blank(part: str, value: int, rng: np.random.Generator) -> int | None:
     return None if value == 0 and rng.random() < ZERO_BLANK[part] else value
 
 
-def _plant_mistake(rows: list[list[int]], final: int | None, mistakes: list, rng) -> int | None:
+def _plant_mistake(
+    rows: list[list[int]], final: int | None, mistakes: list, rng: np.random.Generator
+) -> int | None:
     """Change one number as a player's slip would; the final total follows the written totals."""
     kinds = ["season-total", "digit-swap"] + (["final-total"] if final is not None else [])
     kind = str(rng.choice(kinds))
@@ -174,7 +178,13 @@ def number_text(cell: str, value: int, writer: WritingHand) -> str:
     return str(value)
 
 
-def draw_written(layer: np.ndarray, rendered, plan: WrittenPlan, writer, rng) -> None:
+def draw_written(
+    layer: np.ndarray,
+    rendered: RenderedSheet,
+    plan: WrittenPlan,
+    writer: WritingHand,
+    rng: np.random.Generator,
+) -> None:
     """Write every planned number into its cell of ``layer`` (a density layer of ``rendered``)."""
     boxes = cell_boxes()
     hand = writer.drawing_hand()
@@ -193,7 +203,15 @@ def draw_written(layer: np.ndarray, rendered, plan: WrittenPlan, writer, rng) ->
         tile.merge(layer)
 
 
-def _write(tile: Tile, text: str, box: Box, writer, rng, hand, scale: float = 1.0) -> tuple:
+def _write(
+    tile: Tile,
+    text: str,
+    box: Box,
+    writer: WritingHand,
+    rng: np.random.Generator,
+    hand: Hand,
+    scale: float = 1.0,
+) -> tuple[float, float, float, float]:
     """One number fitted into ``box`` (units) with a little jitter; returns its extent."""
     tall = box.height > 0.8
     height = writer.height_u * scale * (rng.uniform(1.1, 1.6) if tall else rng.uniform(0.9, 1.1))
@@ -210,7 +228,15 @@ def _write(tile: Tile, text: str, box: Box, writer, rng, hand, scale: float = 1.
     return text_extent(placed)
 
 
-def _write_crossed(tile: Tile, old: str, new: str, box: Box, writer, rng, hand) -> None:
+def _write_crossed(
+    tile: Tile,
+    old: str,
+    new: str,
+    box: Box,
+    writer: WritingHand,
+    rng: np.random.Generator,
+    hand: Hand,
+) -> None:
     """A number crossed out and the right one written beside it (or above, in a tall cell)."""
     if box.height > 0.8:
         first = Box(box.x0, box.y0, box.x1, box.y0 + box.height * 0.45)
