@@ -21,7 +21,7 @@ from scoring.terrain import Terrain
 from scoring.written import WrittenScores
 from vision.layout import GEOMETRY, GRID, Box
 from vision.synth.digits import WritingHand
-from vision.synth.paper import RenderedSheet, render_sheet, smooth_noise
+from vision.synth.paper import RenderedSheet, render_sheet, season_parts, smooth_noise
 from vision.synth.pens import (
     COLOURS,
     MARKER_COLOURS,
@@ -377,10 +377,31 @@ def draw_writing(inks: Inks, hand: Hand, plan: WrittenPlan, rng: np.random.Gener
         scribble_text(inks, name, Box(1.4, -3.1, 4.0, -2.3), hand, rng)
     if rng.random() < 0.5:
         scribble_text(inks, str(rng.choice(TITLES)), Box(0.4, -1.9, 4.0, -1.15), hand, rng)
-    writer = WritingHand.random(rng, hand)
+    skip_made_up_numbers(rng)
+    pen_rng = np.random.default_rng(plan.seed)
+    writer = WritingHand.random(pen_rng, hand)
     kind, pencil = writer.pen
-    draw_written(inks.layer(pencil, kind), inks.rendered, plan, writer, rng)
+    draw_written(inks.layer(pencil, kind), inks.rendered, plan, writer, pen_rng)
     return name
+
+
+def skip_made_up_numbers(rng: np.random.Generator) -> None:
+    """Take from ``rng`` exactly the draws the made-up season numbers once took (how many boxes,
+    which cells, the values, and each number's font, place, shear and tilt).
+
+    The planned numbers are drawn with their own stream (``WrittenPlan.seed``), so every other
+    stroke of a photo, and the pencil grain laid after the writing, stays what it was: the photos
+    the reader model was trained on differ only inside the season boxes.
+    """
+    fonts = [cv2.FONT_HERSHEY_SCRIPT_SIMPLEX, cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_PLAIN]
+    for k in range(int(rng.integers(0, 5))):
+        for key in season_parts(GEOMETRY.season_boxes[k]):
+            if rng.random() < 0.85:
+                rng.integers(0, 30 if key == "total" else 16)
+                rng.choice(fonts)
+                rng.uniform(-0.05, 0.05)
+                rng.uniform(-0.3, 0.15)
+                rng.normal(0, 0.05)
 
 
 def lay_ink(rendered: RenderedSheet, inks: Inks, rng: np.random.Generator) -> np.ndarray:

@@ -47,6 +47,7 @@ class WrittenPlan:
     mistakes: list[dict] = field(default_factory=list)
     crossed: dict[str, int] = field(default_factory=dict)  # cell → the number crossed out there
     monsters_minus: bool | None = None  # the penalties were written "-2" (None: not yet drawn)
+    seed: int = 0  # the stream the handwriting of these numbers is drawn with
 
     def truth(self) -> dict:
         """``WrittenScores.to_json()`` plus ``mistakes``, ``crossed_out`` and
@@ -93,7 +94,7 @@ def plan_written(sheet: Sheet, game: Game | None, rng: np.random.Generator) -> W
     for cell, value in _cells(scores):
         if value is not None and rng.random() < CROSSED_SHARE:
             crossed[cell] = _other_number(value, rng)
-    return WrittenPlan(scores, mistakes, crossed)
+    return WrittenPlan(scores, mistakes, crossed, seed=int(rng.integers(2**63)))
 
 
 def _maybe_blank(part: str, value: int, rng: np.random.Generator) -> int | None:
