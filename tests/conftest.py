@@ -65,6 +65,7 @@ SLOW_FILES = {
     "test_synth_art.py",
     "test_synth_truth.py",
     "test_synth_legibility.py",
+    "test_vision_written.py",
     "test_schemathesis.py",
 }
 #: Test files that drive Debian's Chromium.

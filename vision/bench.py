@@ -24,11 +24,13 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
 
 import numpy as np
+
+from vision.bench_written import WrittenTally, written_rows, written_table
 
 BENCH_SEED_BASE = 50_000_000  # benchmark photo seeds: BENCH_SEED_BASE + 100_000·seed + i
 SHIFT_ERROR_U = 0.5  # a grid whose median crossing is this far off reads shifted cells
@@ -124,7 +126,7 @@ def _read_one(path: str) -> dict:
     data = Path(path).read_bytes()
     t0 = time.perf_counter()
     try:
-        reading = read_photo(data)
+        reading = read_photo(data, digits=True)  # the season boxes are measured too
         error = None
     except PhotoError as e:
         reading, error = None, e.code
@@ -156,6 +158,7 @@ def _read_one(path: str) -> dict:
     out["cells"] = _cell_rows(reading, true_sheet)
     out["coins"] = reading.coins
     out["score_exact"] = _scores_exact(reading.sheet, true_sheet, truth["seed"])
+    out["written"] = written_rows(reading, truth)
     return out
 
 
@@ -211,10 +214,12 @@ class Tally:
     wrong: int = 0
     wrong_flagged: int = 0
     flagged: int = 0
+    written: WrittenTally = field(default_factory=WrittenTally)  # the season boxes' numbers
 
     def add(self, r: dict) -> None:
         """Count one photo's result."""
         self.photos += 1
+        self.written.add(r.get("written", {}))
         if r.get("error") is not None or "side" not in r:
             self.score_n += SCORE_CARD_SETS  # an unread photo scores nothing right
             return
@@ -257,6 +262,7 @@ class Tally:
             "score_exact": self.score_ok / max(self.score_n, 1),
             "wrong_cells_flagged": self.wrong_flagged / max(self.wrong, 1),
             "cells_flagged": self.flagged / max(self.cells, 1),
+            **self.written.row(),
         }
 
 
@@ -390,7 +396,7 @@ def _photo_figures(results: list[dict], one_core: dict) -> dict:
             "photos": len(one_core["seconds"]),
         },
         "photos": [
-            {k: v for k, v in r.items() if k != "cells"}
+            {k: v for k, v in r.items() if k not in ("cells", "written")}
             | {"wrong_cells": sum(t != p for t, p, _, _ in r.get("cells", []))}
             for r in results
         ],
@@ -456,6 +462,8 @@ def format_table(res: dict) -> str:
         "",
     ]
     lines += _group_table(res)
+    lines += ["", "Season-box numbers (found photos):", ""]
+    lines += written_table(res["groups"], ("all", "art family", "style family"))
     lines += [
         "",
         "grid_found: share of photos; side_ok, grid_within_0.1u (every crossing within 0.1 u), "

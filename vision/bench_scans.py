@@ -24,6 +24,7 @@ import cv2
 import numpy as np
 
 from scoring.sides import SIDES
+from vision.bench_written import written_table
 from vision.layout import GRID
 
 SCAN_SEED_BASE = (
@@ -254,7 +255,7 @@ def run_scan_benchmark(
             if e
         },
         "photos": [
-            {k: v for k, v in r.items() if k != "cells"}
+            {k: v for k, v in r.items() if k not in ("cells", "written")}
             | {"wrong_cells": sum(t != p for t, p, _, _ in r.get("cells", []))}
             for r in results
         ],
@@ -292,6 +293,8 @@ def format_scan_table(res: dict) -> str:
                 for c in cols
             ]
             lines.append(f"| {g}: {k} | " + " | ".join(cells) + " |")
+    lines += ["", "Season-box numbers (found photos):", ""]
+    lines += written_table(res["groups"], ("all", "printing", "printing and side"))
     lat = res["latency_s"]
     lines += [
         "",

@@ -7,7 +7,9 @@
 2. :func:`classify_cells` → :class:`CellReading`: per-cell features normalised against this
    sheet's paper (vision.features), classifier probabilities (vision.classify);
 3. :func:`read_coins` → :class:`vision.coins.CoinReading`: the coin count (vision.coins);
-4. :func:`flag_cells` → :class:`Flags`: the cells to check and the warnings in words.
+4. :func:`read_boxes` → :class:`scoring.written.WrittenScores`: the numbers written in the season
+   boxes and the final-total shield, each with a confidence (vision.seasons, vision.digits);
+5. :func:`flag_cells` → :class:`Flags`: the cells to check and the warnings in words.
 
 Coordinates in a Reading are pixels of the photo as the user sees it (EXIF orientation applied,
 full resolution)."""
@@ -15,6 +17,7 @@ full resolution)."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -37,6 +40,7 @@ from vision.coins import (
     most_coins,
     track_match,
 )
+from vision.digits import DigitModel, default_digit_model
 from vision.features import PaperModel, cell_features, paper_ring
 from vision.grid import (
     DOUBT_U,
@@ -58,6 +62,7 @@ from vision.orient import (
     mountain_darkness,
     mountains_missing,
 )
+from vision.seasons import read_written, unsure_numbers
 
 MIN_CELL_PX = 14  # a cell narrower than this in the photo is too small to read reliably
 BLUR_SHARPNESS_MIN = 40.0  # Laplacian variance of the rectified cell area below this: blurred
@@ -115,7 +120,19 @@ class Reading:
             "photo_size": list(self.photo_size),
             "orientation": self.orientation,
             "seconds": round(self.seconds, 3),
+            **self._written_json(),
         }
+
+    def _written_json(self) -> dict:
+        """``seasons_written``, ``final_total_written`` and ``written_confidence`` (all null when
+        the boxes were not read)."""
+        if self.written is None:
+            return {
+                "seasons_written": None,
+                "final_total_written": None,
+                "written_confidence": None,
+            }
+        return {**self.written.to_json(), "written_confidence": dict(self.written.confidence)}
 
 
 def _sharpness(cells: np.ndarray) -> float:
@@ -227,16 +244,23 @@ class Flags:
 
 
 def read_image(
-    loaded: LoadedPhoto, side: str | None = None, model: ReaderModel | None = None
+    loaded: LoadedPhoto,
+    side: str | None = None,
+    model: ReaderModel | None = None,
+    digits: DigitModel | None | bool = False,
 ) -> Reading:
     """Read a decoded photo (see :func:`read_photo`): locate the sheet, classify the cells, count
-    the coins, flag what is unsure."""
+    the coins, read the season boxes, flag what is unsure. ``digits`` is the season boxes'
+    character model (``True``: the shipped one; ``False``, the default: leave the boxes unread,
+    since the boxes are not yet read well enough for their checks to be trusted)."""
     start = time.perf_counter()
     located = locate(loaded, side)  # before loading the model: a photo without a sheet answers fast
     model = model or default_model()
     cells = classify_cells(loaded.image, located, model)
-    coins, coin_centres = read_coins(loaded.image, located, cells, model)
+    coins, coin_centres, to_photo = read_coins(loaded.image, located, cells, model)
+    written = read_boxes(loaded.image, to_photo, digits)
     flags = flag_cells(loaded, located, cells, coins, model)
+    flags.warnings.extend(written_warnings(written))
     s = loaded.scale
     upright = located.upright
     return Reading(
@@ -254,6 +278,7 @@ def read_image(
         coin_centres=np.round(coin_centres * s, 1).tolist(),
         orientation=_orientation_summary(located.orientation, located.fit),
         seconds=time.perf_counter() - start,
+        written=written,
     )
 
 
@@ -274,10 +299,11 @@ def classify_cells(image: np.ndarray, located: Located, model: ReaderModel) -> C
 
 def read_coins(
     image: np.ndarray, located: Located, cells: CellReading, model: ReaderModel
-) -> tuple[CoinReading, np.ndarray]:
-    """The coin count from the coin classifier's per-coin probabilities, and the 14 coins' centres
-    in ``image`` px (for the overlay). The side's mountain coins are the reference for an unmarked
-    coin; the cells drawn as read bound the count, and with many a read of 0 may be a full track."""
+) -> tuple[CoinReading, np.ndarray, Callable]:
+    """The coin count from the coin classifier's per-coin probabilities, the 14 coins' centres
+    in ``image`` px (for the overlay) and the track's u, v → px mapping (the season boxes below
+    follow it). The side's mountain coins are the reference for an unmarked coin; the cells drawn
+    as read bound the count, and with many a read of 0 may be a full track."""
     upright, side = located.upright, located.orientation.side
     drawn = len(cells.sheet.drawn_cells())
     to_photo = coin_track_mapping(image, upright)
@@ -285,7 +311,35 @@ def read_coins(
     reading = count_from_probabilities(
         model.coin_probabilities(feats), coin_reliability(feats), most=most_coins(drawn)
     )
-    return doubt_empty_track(reading, drawn), coin_centres_px(to_photo)
+    return doubt_empty_track(reading, drawn), coin_centres_px(to_photo), to_photo
+
+
+def read_boxes(
+    image: np.ndarray, to_photo: Callable, digits: DigitModel | None | bool
+) -> WrittenScores | None:
+    """The season boxes' numbers (None when ``digits`` is False or no digit model is shipped)."""
+    if digits is False or digits is None:
+        return None
+    if digits is True:
+        try:
+            digits = default_digit_model()
+        except FileNotFoundError:
+            return None
+    try:
+        return read_written(image, to_photo, digits)
+    except (cv2.error, ValueError):  # boxes mapped off the photo: the map's reading stands
+        return None
+
+
+def written_warnings(written: WrittenScores | None) -> list[str]:
+    """The season-box numbers read unsurely, as one warning (none when all are sure)."""
+    unsure = [] if written is None else unsure_numbers(written)
+    if not unsure:
+        return []
+    n = len(unsure)
+    more = f" and {n - LISTED_NUMBERS} more" if n > LISTED_NUMBERS else ""
+    named = " ".join(unsure[:LISTED_NUMBERS])
+    return [f"{n} written number{'s' if n > 1 else ''} may be misread: {named}{more}"]
 
 
 def flag_cells(
@@ -356,6 +410,8 @@ def cell_doubt(upright: GridFit, r: int, c: int) -> float:
 
 #: The "cells to check" warning names this many cells; the map's own marks show the rest.
 LISTED_CELLS = 12
+#: The "written numbers may be misread" warning names this many (``spring.total``, …).
+LISTED_NUMBERS = 8
 
 
 def _warnings(
@@ -419,9 +475,11 @@ def _cells(n: int) -> str:
     return f"{n} cell" if n == 1 else f"{n} cells"
 
 
-def read_photo(data: bytes | str | Path, side: str | None = None) -> Reading:
+def read_photo(
+    data: bytes | str | Path, side: str | None = None, digits: DigitModel | None | bool = False
+) -> Reading:
     """Read a photographed sheet: bytes or a path; ``side`` "A"/"B" if the user knows it.
 
     Raises :class:`PhotoError` with a stable ``code`` when the photo cannot be read.
     """
-    return read_image(load_photo(data), side)
+    return read_image(load_photo(data), side, digits=digits)

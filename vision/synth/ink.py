@@ -18,7 +18,9 @@ import numpy as np
 
 from scoring.sheet import Sheet
 from scoring.terrain import Terrain
+from scoring.written import WrittenScores
 from vision.layout import GEOMETRY, GRID, Box
+from vision.synth.digits import WritingHand
 from vision.synth.paper import RenderedSheet, render_sheet, season_parts, smooth_noise
 from vision.synth.pens import (
     COLOURS,
@@ -32,6 +34,7 @@ from vision.synth.pens import (
 )
 from vision.synth.strokes import Tile
 from vision.synth.symbols import circle_pts, place, symbol_strokes
+from vision.synth.writing import WrittenPlan, draw_written, plan_written
 
 NAMES = (
     "Ana",
@@ -161,9 +164,10 @@ def draw_sheet(
     variant: str = "print",
     rendered: RenderedSheet | None = None,
     extras: bool = True,
+    written: WrittenPlan | None = None,
 ) -> DrawnSheet:
     """Render ``sheet`` filled in by hand in ``style``;
-    ``extras`` adds ghosts, smudges, name, scores."""
+    ``extras`` adds ghosts, smudges, name, the season numbers (``written``, else made up here)."""
     rules = STYLE_RULES.get(style)
     if rules is None:
         raise ValueError(f"unknown style {style!r}: expected one of {', '.join(STYLES)}")
@@ -178,10 +182,12 @@ def draw_sheet(
     if extras:
         draw_ghosts(inks, sheet, hand, rng)
         crossed = draw_coins(inks, sheet.coins, rules, hand, rng)
-        name = draw_writing(inks, hand, rng)
+        written = written or plan_written(sheet, None, rng)
+        name = draw_writing(inks, hand, written, rng)
     else:
         crossed = draw_coins(inks, sheet.coins, rules, hand, rng)
         name = ""
+        written = WrittenPlan(WrittenScores.blank())
     image = lay_ink(rendered, inks, rng)
     truth = {
         "sheet": sheet.to_json(),
@@ -191,6 +197,7 @@ def draw_sheet(
         "symbol_variants": {t.value: v for t, v in hand.variants.items()},
         "coins_crossed": crossed,
         "player_name": name,
+        "written": written.truth(),
     }
     layer = inks.layers.get("pencil:graphite")
     graphite = None if layer is None else cv2.convertScaleAbs(layer, alpha=255.0)
@@ -362,28 +369,39 @@ def scribble_text(
     tile.merge(inks.layer(pencil, "pencil"))
 
 
-def draw_writing(inks: Inks, hand: Hand, rng: np.random.Generator) -> str:
-    """A name and title in the header and numbers in some season boxes; returns the name."""
+def draw_writing(inks: Inks, hand: Hand, plan: WrittenPlan, rng: np.random.Generator) -> str:
+    """A name and title in the header and the planned numbers in the season boxes; returns the
+    name."""
     name = str(rng.choice(NAMES)) if rng.random() < 0.8 else ""
     if name:
         scribble_text(inks, name, Box(1.4, -3.1, 4.0, -2.3), hand, rng)
     if rng.random() < 0.5:
         scribble_text(inks, str(rng.choice(TITLES)), Box(0.4, -1.9, 4.0, -1.15), hand, rng)
-    seasons = int(rng.integers(0, 5))
-    for k in range(seasons):
-        parts = season_parts(GEOMETRY.season_boxes[k])
-        for key, part in parts.items():
-            if rng.random() < 0.85:
-                value = int(rng.integers(0, 30 if key == "total" else 16))
-                text = f"-{value % 9}" if key == "monsters" and value else str(value)
-                scribble_text(
-                    inks,
-                    text,
-                    Box(part.x0 + 0.04, part.y0 + 0.04, part.x1 - 0.04, part.y1 - 0.04),
-                    hand,
-                    rng,
-                )
+    skip_made_up_numbers(rng)
+    pen_rng = np.random.default_rng(plan.seed)
+    writer = WritingHand.random(pen_rng, hand)
+    kind, pencil = writer.pen
+    draw_written(inks.layer(pencil, kind), inks.rendered, plan, writer, pen_rng)
     return name
+
+
+def skip_made_up_numbers(rng: np.random.Generator) -> None:
+    """Take from ``rng`` exactly the draws the made-up season numbers once took (how many boxes,
+    which cells, the values, and each number's font, place, shear and tilt).
+
+    The planned numbers are drawn with their own stream (``WrittenPlan.seed``), so every other
+    stroke of a photo, and the pencil grain laid after the writing, stays what it was: the photos
+    the reader model was trained on differ only inside the season boxes.
+    """
+    fonts = [cv2.FONT_HERSHEY_SCRIPT_SIMPLEX, cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_PLAIN]
+    for k in range(int(rng.integers(0, 5))):
+        for key in season_parts(GEOMETRY.season_boxes[k]):
+            if rng.random() < 0.85:
+                rng.integers(0, 30 if key == "total" else 16)
+                rng.choice(fonts)
+                rng.uniform(-0.05, 0.05)
+                rng.uniform(-0.3, 0.15)
+                rng.normal(0, 0.05)
 
 
 def lay_ink(rendered: RenderedSheet, inks: Inks, rng: np.random.Generator) -> np.ndarray:

@@ -13,6 +13,7 @@ from scoring.sheet import Sheet
 from scoring.sides import SIZE
 from scoring.simulator import simulate
 from scoring.terrain import DRAWABLE, Terrain
+from vision.synth.writing import Game, random_game
 
 SOURCES = ("simulator", "random", "blank")
 
@@ -52,27 +53,43 @@ def random_sheet(side: str, rng: np.random.Generator, shapes: int | None = None)
 
 def simulated_sheet(side: str, rng: np.random.Generator) -> Sheet | None:
     """A final or mid-game sheet from the game simulator, or None when the simulator fails."""
+    found = simulated_game(side, rng)
+    return None if found is None else found[0]
+
+
+def simulated_game(side: str, rng: np.random.Generator) -> tuple[Sheet, Game] | None:
+    """A final or mid-game sheet from the game simulator and its game (cards, the player's sheet
+    at each season's end so far), or None when the simulator fails."""
     try:
         greedy = bool(rng.random() < 0.3)  # greedy play looks like real maps but is slower
         players = 1 if greedy else int(rng.integers(1, 5))
         record = simulate(players, side, int(rng.integers(2**31)), "greedy" if greedy else "random")
         player = int(rng.integers(players))
+        per_player = record.season_sheets[player]
         if rng.random() < 0.35:
-            per_player = record.season_sheets[player]
-            return per_player[int(rng.integers(len(per_player)))]
-        return record.final_sheets[player]
+            k = int(rng.integers(len(per_player)))
+            return per_player[k], random_game(record, player, k + 1)
+        return record.final_sheets[player], random_game(record, player, len(per_player))
     except Exception:  # a simulator bug must not stop data generation
         return None
 
 
 def choose_sheet(rng: np.random.Generator, side: str | None = None) -> tuple[Sheet, str]:
     """A sheet for one synthetic photo and where it came from (one of ``SOURCES``)."""
+    sheet, source, _ = choose_game(rng, side)
+    return sheet, source
+
+
+def choose_game(
+    rng: np.random.Generator, side: str | None = None
+) -> tuple[Sheet, str, Game | None]:
+    """:func:`choose_sheet` plus the simulated game the sheet comes from (None for others)."""
     side = side or ("A" if rng.random() < 0.5 else "B")
     roll = rng.random()
     if roll < 0.05:
-        return Sheet.blank(side), "blank"
+        return Sheet.blank(side), "blank", None
     if roll < 0.55:
-        sheet = simulated_sheet(side, rng)
-        if sheet is not None:
-            return sheet, "simulator"
-    return random_sheet(side, rng), "random"
+        found = simulated_game(side, rng)
+        if found is not None:
+            return found[0], "simulator", found[1]
+    return random_sheet(side, rng), "random", None

@@ -34,11 +34,12 @@ from vision.synth.conditions import (
     sample_conditions,
 )
 from vision.synth.ink import DrawnSheet, draw_sheet
-from vision.synth.maps import choose_sheet
+from vision.synth.maps import choose_game
 from vision.synth.paper import RenderedSheet
 from vision.synth.pens import STYLE_FAMILIES, STYLES, style_family
 from vision.synth.phone import capture
 from vision.synth.props import draw_fingers, draw_pencil
+from vision.synth.writing import plan_written
 
 #: draws an empty printed sheet: (side, px per grid unit, paper variant, rng) → the flat sheet
 Printing = Callable[[str, float, str, np.random.Generator], RenderedSheet]
@@ -196,12 +197,13 @@ def make_photo(
     the family by the photo's seed).
     """
     # one independent stream per decision, so pinning one choice leaves the others as they were
-    maps_rng, style_rng, bg_rng, cond_rng, ink_rng, rng = (
-        np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(6)
+    maps_rng, style_rng, bg_rng, cond_rng, ink_rng, rng, numbers_rng = (
+        np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(7)
     )
-    source = "given"
+    source, game = "given", None
     if sheet is None:
-        sheet, source = choose_sheet(maps_rng, side)
+        sheet, source, game = choose_game(maps_rng, side)
+    written = plan_written(sheet, game, numbers_rng)
     style = pick(style_rng, style, style_family, STYLE_FAMILIES, STYLES, "style")
     background = pick(
         bg_rng, background, background_family, BACKGROUND_FAMILIES, BACKGROUNDS, "background"
@@ -215,7 +217,13 @@ def make_photo(
         printing = printing_of(str(art_family))
     rendered = None if printing is None else printing(sheet.side, px_per_u, cond["paper"], ink_rng)
     drawn = draw_sheet(
-        sheet, style, ink_rng, px_per_u=px_per_u, variant=cond["paper"], rendered=rendered
+        sheet,
+        style,
+        ink_rng,
+        px_per_u=px_per_u,
+        variant=cond["paper"],
+        rendered=rendered,
+        written=written,
     )
     twin_rng = copy.deepcopy(rng) if no_ink_twin else None  # the twin's scene repeats the draws
     img, tips = scene(drawn, camera, background, cond, rng)
