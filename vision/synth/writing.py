@@ -159,14 +159,11 @@ def random_game(record, player: int, seasons: int) -> Game:
 
 
 def cell_boxes() -> dict[str, Box]:
-    """Every writing cell's box (units) by key: the season boxes' five cells and the shield."""
-    from vision.synth.paper import season_parts
+    """Every writing cell's box (units) by key: the season boxes' five cells and the shield, where
+    the player writes inside the shield's rim."""
+    from vision.season_boxes import writing_cells
 
-    boxes = {
-        f"{name}.{part}": b
-        for name, box in zip(SEASON_NAMES, GEOMETRY.season_boxes)
-        for part, b in season_parts(box).items()
-    }
+    boxes = writing_cells()
     f = GEOMETRY.final_total
     boxes["final"] = Box(f.x0 + 0.05, f.y0 + 0.05, f.x1 - 0.05, f.y0 + 0.8)
     return boxes
