@@ -103,18 +103,16 @@ def page_catalog(language: str) -> dict:
     with (LOCALES / f"{DOMAIN}.pot").open("rb") as f:
         template = read_po(f)
     cat = catalog(language)
+    index = [_plural_index(cat, n) for n in range(200)]
     messages: dict[str, str] = {}
     plurals: dict[str, list[str]] = {}
     for m in template:
         if not m.id or not any(path.startswith("api/static/") for path, _line in m.locations):
             continue
         if isinstance(m.id, tuple):
-            singular, plural = m.id[0], m.id[1]
-            forms = _plural_forms(cat, singular, plural)
-            plurals[singular] = forms
+            plurals[m.id[0]] = _plural_forms(cat, m.id[0], m.id[1], index)
         else:
             messages[m.id] = cat.gettext(m.id)
-    index = [_plural_index(cat, n) for n in range(200)]
     return {
         "language": language,
         "languages": dict(LANGUAGES),
@@ -129,13 +127,14 @@ def _plural_index(cat: gettext.NullTranslations, n: int) -> int:
     return int(plural(n)) if plural else (0 if n == 1 else 1)
 
 
-def _plural_forms(cat: gettext.NullTranslations, singular: str, plural: str) -> list[str]:
-    """Every plural form of one message, in the catalog's order."""
-    count = max(_plural_index(cat, n) for n in range(200)) + 1
+def _plural_forms(
+    cat: gettext.NullTranslations, singular: str, plural: str, index: list[int]
+) -> list[str]:
+    """Every plural form of one message, in the catalog's order (``index``: the form of each n)."""
     by_form: dict[int, str] = {}
-    for n in range(200):
-        by_form.setdefault(_plural_index(cat, n), cat.ngettext(singular, plural, n))
-    return [by_form.get(i, plural) for i in range(count)]
+    for n, form in enumerate(index):
+        by_form.setdefault(form, cat.ngettext(singular, plural, n))
+    return [by_form.get(i, plural) for i in range(max(index) + 1)]
 
 
 def language_of(tag: str | None) -> str | None:

@@ -14,11 +14,12 @@ and "forest" the card back can differ.
 from __future__ import annotations
 
 import difflib
+import functools
 import unicodedata
 
 from api.i18n import LANGUAGES, _, _p, speaking
 from scoring.cards import BACK_NAMES, CARDS, CardError, card_slug
-from scoring.seasons import SEASONS
+from scoring.seasons import check_setup
 from scoring.terrain import Terrain
 
 #: Terrain words as a player says them (the wasteland is side B's rift).
@@ -54,6 +55,7 @@ def _plain(text: str) -> str:
     return " ".join("".join(ch if ch.isalnum() else " " for ch in letters).split())
 
 
+@functools.cache
 def _names_by_plain() -> dict[str, str]:
     """Every card's name in every language (and with its article dropped) → its slug."""
     names: dict[str, str] = {}
@@ -92,12 +94,6 @@ def parse_cards_any(text: str) -> list[str] | str:
     """``"a,b,c,d"`` in any language → four slugs; ``"all"`` (or its translation) → ``"all"``."""
     if _plain(text) in ("all", _plain(_("all"))):
         return "all"
-    from scoring.seasons import check_setup
-
     slugs = [card_slug_any(s) for s in text.split(",") if s.strip()]
     check_setup(slugs)
     return slugs
-
-
-def season_names() -> dict[str, str]:
-    return {s.name: season_name(s.name) for s in SEASONS}
