@@ -21,6 +21,7 @@ from scoring.cards import (
     get_card,
     score_card,
 )
+from scoring.message import Joined, Message, Word, msg
 from scoring.sheet import Sheet
 from scoring.terrain import Terrain
 
@@ -86,16 +87,27 @@ def check_setup(cards: Sequence[str]) -> list[str]:
     backs = [CARDS[s].back for s in cards]
     shared = [b for b in BACKS if backs.count(b) > 1]
     if shared:
-        same = "; ".join(
-            " and ".join(CARDS[s].name for s in cards if CARDS[s].back == b)
-            + f" are both {BACK_NAMES[b]} cards"
-            for b in shared
-        )
+        same = Joined([_same_back(cards, b) for b in shared], "; ")
+        kinds = Joined([Word("back", b, BACK_NAMES[b]) for b in BACKS])
         return [
-            f"{same}: a game's setup takes one card of each kind "
-            f"({', '.join(BACK_NAMES[b] for b in BACKS)})"
+            msg(
+                "{shared}: a game's setup takes one card of each kind ({kinds})",
+                shared=same,
+                kinds=kinds,
+            )
         ]
     return []
+
+
+def _same_back(cards: Sequence[str], back: str) -> Message:
+    """``"Sentinel Wood and Treetower are both forest cards"``."""
+    names = [Word("card", s, CARDS[s].name) for s in cards if CARDS[s].back == back]
+    both: str = names[0]
+    for name in names[1:]:
+        both = msg("{first} and {second}", first=both, second=name)
+    return msg(
+        "{cards} are both {back} cards", cards=both, back=Word("back", back, BACK_NAMES[back])
+    )
 
 
 @dataclass(frozen=True)

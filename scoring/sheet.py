@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from scoring.message import msg, msg_n
 from scoring.sides import SIDES, SIZE, Cell, SideLayout, cell_name
 from scoring.terrain import CHAR_TEXT, TEXT_CHAR, Terrain
 
@@ -80,7 +81,14 @@ class Sheet:
             object.__setattr__(
                 self,
                 "warnings",
-                (f"{self.coins} coins is more than the {COIN_TRACK} the printed track holds",),
+                (
+                    msg_n(
+                        "{n} coin is more than the {track} the printed track holds",
+                        "{n} coins is more than the {track} the printed track holds",
+                        self.coins,
+                        track=COIN_TRACK,
+                    ),
+                ),
             )
 
     @classmethod
@@ -175,7 +183,8 @@ class Sheet:
             object.__setattr__(
                 sheet,
                 "warnings",
-                sheet.warnings + (f"ignored unknown fields: {', '.join(sorted(unknown))}",),
+                sheet.warnings
+                + (msg("ignored unknown fields: {fields}", fields=", ".join(sorted(unknown))),),
             )
         return sheet
 

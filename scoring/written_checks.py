@@ -25,6 +25,7 @@ from typing import Any
 
 from scoring.board import NEIGHBOURS, Board
 from scoring.cards import CARDS
+from scoring.message import Message, Word, msg, msg_n
 from scoring.seasons import monster_penalty, score_season
 from scoring.sheet import Sheet
 from scoring.terrain import Terrain
@@ -57,7 +58,7 @@ class WrittenCheck:
 
     code: str
     season: str | None
-    message: str
+    message: str  # a scoring.message.Message when made here: English, translatable by a face
 
     def to_json(self) -> dict[str, Any]:
         return {"code": self.code, "season": self.season, "message": self.message}
@@ -77,18 +78,18 @@ def counted_monsters(box: WrittenSeason) -> int | None:
     return 0 if box.total is not None else None
 
 
-def _shown(counted: int, as_written: int | None) -> str:
+def _shown(counted: int, as_written: int | None) -> int | Message:
     """A number for a message: a blank cell counted as 0 says so."""
-    return f"{counted}" if as_written is not None else f"{counted} (blank)"
+    return counted if as_written is not None else msg("{n} (blank)", n=counted)
 
 
-def _coins(counted: int, as_written: int | None = 0) -> str:
-    """``"1 coin"``, ``"3 coins"``, ``"0 coins (blank)"``."""
-    return (
-        f"{_shown(counted, as_written)} coin"
-        if counted == 1
-        else f"{_shown(counted, as_written)} coins"
-    )
+def _coins(counted: int, as_written: int | None = 0) -> Message:
+    """``"1 coin"``, ``"3 coins"``, ``"0 (blank) coins"``."""
+    return msg_n("{n} coin", "{n} coins", counted, n=_shown(counted, as_written))
+
+
+def _season(name: str) -> Word:
+    return Word("season", name)
 
 
 def check_season_sums(written: WrittenScores) -> list[WrittenCheck]:
@@ -102,17 +103,38 @@ def check_season_sums(written: WrittenScores) -> list[WrittenCheck]:
         assert coins is not None and monsters is not None  # the total is written
         computed = first + second + coins - monsters
         if computed != box.total:
-            blanks = [p for p, v in (("coins", box.coins), ("monsters", box.monsters)) if v is None]
-            note = f" (blank {' and '.join(blanks)} counted as 0)" if blanks else ""
-            out.append(
-                WrittenCheck(
-                    "season-sum",
-                    box.season,
-                    f"{box.season}: {first} + {second} + {coins} − {monsters} is {computed}, "
-                    f"written {box.total}{note}",
+            sums = dict(first=first, second=second, coins=coins, monsters=monsters)
+            sums.update(computed=computed, total=box.total)
+            blanks = _blanks(box)
+            message = (
+                msg(
+                    "{season}: {first} + {second} + {coins} − {monsters} is {computed}, "
+                    "written {total}",
+                    season=_season(box.season),
+                    **sums,
+                )
+                if blanks is None
+                else msg(
+                    "{season}: {first} + {second} + {coins} − {monsters} is {computed}, "
+                    "written {total} ({blanks})",
+                    season=_season(box.season),
+                    blanks=blanks,
+                    **sums,
                 )
             )
+            out.append(WrittenCheck("season-sum", box.season, message))
     return out
+
+
+def _blanks(box: WrittenSeason) -> Message | None:
+    """What a season sum counted as 0 because the cell was blank (``None``: nothing)."""
+    if box.coins is None and box.monsters is None:
+        return msg("blank coins and monsters counted as 0")
+    if box.coins is None:
+        return msg("blank coins counted as 0")
+    if box.monsters is None:
+        return msg("blank monsters counted as 0")
+    return None
 
 
 def check_final_sum(written: WrittenScores) -> list[WrittenCheck]:
@@ -128,7 +150,12 @@ def check_final_sum(written: WrittenScores) -> list[WrittenCheck]:
         WrittenCheck(
             "final-sum",
             None,
-            f"final total: {terms} is {computed}, written {written.final_total}",
+            msg(
+                "final total: {terms} is {computed}, written {total}",
+                terms=terms,
+                computed=computed,
+                total=written.final_total,
+            ),
         )
     ]
 
@@ -143,13 +170,19 @@ def check_winter_edicts(
     for written_stars, edict in zip(winter.edicts, season.edicts):
         stars = edict.result.stars
         if written_stars is not None and written_stars != stars:
-            name = CARDS[edict.result.slug].name
+            slug = edict.result.slug
             out.append(
                 WrittenCheck(
                     "winter-edicts",
                     "winter",
-                    f"winter: edict {edict.edict} ({name}) scores {stars} on this map, "
-                    f"written {written_stars}",
+                    msg(
+                        "winter: edict {edict} ({card}) scores {stars} on this map, "
+                        "written {written}",
+                        edict=edict.edict,
+                        card=Word("card", slug, CARDS[slug].name),
+                        stars=stars,
+                        written=written_stars,
+                    ),
                 )
             )
     return out
@@ -165,7 +198,11 @@ def check_winter_coins(written: WrittenScores, sheet: Sheet) -> list[WrittenChec
         WrittenCheck(
             "winter-coins",
             "winter",
-            f"winter: the map has {_coins(sheet.coins)}, written {_shown(coins, winter.coins)}",
+            msg(
+                "winter: the map has {coins}, written {written}",
+                coins=_coins(sheet.coins),
+                written=_shown(coins, winter.coins),
+            ),
         )
     ]
 
@@ -180,8 +217,11 @@ def check_winter_monsters(written: WrittenScores, board: Board) -> list[WrittenC
         WrittenCheck(
             "winter-monsters",
             "winter",
-            f"winter: monsters cost {penalty} on this map, written "
-            f"{_shown(written_penalty, written.seasons[3].monsters)}",
+            msg(
+                "winter: monsters cost {penalty} on this map, written {written}",
+                penalty=penalty,
+                written=_shown(written_penalty, written.seasons[3].monsters),
+            ),
         )
     ]
 
@@ -199,9 +239,14 @@ def check_coins_decrease(written: WrittenScores) -> list[WrittenCheck]:
                 WrittenCheck(
                     "coins-decrease",
                     box.season,
-                    f"{box.season}: {_coins(coins, box.coins)} written, fewer than "
-                    f"{most_season}'s {most} "
-                    "(coins are never lost)",
+                    msg(
+                        "{season}: {coins} written, fewer than {earlier}'s {most} "
+                        "(coins are never lost)",
+                        season=_season(box.season),
+                        coins=_coins(coins, box.coins),
+                        earlier=_season(most_season),
+                        most=most,
+                    ),
                 )
             )
         if most is None or coins > most:
@@ -219,8 +264,13 @@ def check_coins_exceed(written: WrittenScores, sheet: Sheet) -> list[WrittenChec
                 WrittenCheck(
                     "coins-exceed",
                     box.season,
-                    f"{box.season}: {_coins(coins)} written, more than the {sheet.coins} on the "
-                    "map at the game's end (coins are never lost)",
+                    msg(
+                        "{season}: {coins} written, more than the {on_map} on the map at the "
+                        "game's end (coins are never lost)",
+                        season=_season(box.season),
+                        coins=_coins(coins),
+                        on_map=sheet.coins,
+                    ),
                 )
             )
     return out
@@ -250,8 +300,15 @@ def check_monsters_exceed(written: WrittenScores, board: Board) -> list[WrittenC
                 WrittenCheck(
                     "monsters-exceed",
                     box.season,
-                    f"{box.season}: monsters cost {penalty} written, but only {bound} cells "
-                    "of the map touch a monster",
+                    msg_n(
+                        "{season}: monsters cost {penalty} written, but only {n} cell of the "
+                        "map touches a monster",
+                        "{season}: monsters cost {penalty} written, but only {n} cells of the "
+                        "map touch a monster",
+                        bound,
+                        season=_season(box.season),
+                        penalty=penalty,
+                    ),
                 )
             )
     return out

@@ -24,6 +24,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from scoring.message import Joined, msg, msg_n
 from scoring.sheet import Sheet
 from scoring.sides import SIDES, cell_name
 from scoring.terrain import Terrain
@@ -80,7 +81,7 @@ class Reading:
     cell_confidence: list[list[float]]
     coin_confidence: float
     low_confidence_cells: list[tuple[int, int]]
-    warnings: list[str]
+    warnings: list[str]  # scoring.message.Message: English, translatable by a face
     grid_corners: list[list[float]]  # TL, TR, BR, BL of the cell area (upright), photo px
     cell_outlines: list  # 11 × 11 × 4 × [x, y] photo px
     intersections: list  # 12 × 12 × [x, y] photo px
@@ -336,10 +337,15 @@ def written_warnings(written: WrittenScores | None) -> list[str]:
     unsure = [] if written is None else unsure_numbers(written)
     if not unsure:
         return []
-    n = len(unsure)
-    more = f" and {n - LISTED_NUMBERS} more" if n > LISTED_NUMBERS else ""
-    named = " ".join(unsure[:LISTED_NUMBERS])
-    return [f"{n} written number{'s' if n > 1 else ''} may be misread: {named}{more}"]
+    named = _listed(unsure, LISTED_NUMBERS)
+    return [
+        msg_n(
+            "{n} written number may be misread: {numbers}",
+            "{n} written numbers may be misread: {numbers}",
+            len(unsure),
+            numbers=named,
+        )
+    ]
 
 
 def flag_cells(
@@ -425,54 +431,92 @@ def _warnings(
     misplaced: int = 0,
 ) -> list[str]:
     """Human-readable warnings about this reading."""
-    out = []
+    out: list[str] = []
     cell_px = upright.cell_size_px() * loaded.scale
     if cell_px < MIN_CELL_PX:
+        width = f"{cell_px:.0f}"
         out.append(
-            f"sheet too small in the frame: cells are {cell_px:.0f} px wide (want ≥ "
-            f"{MIN_CELL_PX}); move closer"
+            msg(
+                "sheet too small in the frame: cells are {width} px wide (want ≥ {least}); move "
+                "closer",
+                width=width,
+                least=MIN_CELL_PX,
+            )
         )
     if _sharpness(cells) < BLUR_SHARPNESS_MIN:
-        out.append("photo looks blurred: hold still or focus on the sheet")
+        out.append(msg("photo looks blurred: hold still or focus on the sheet"))
     glare = _glare(cells)
     if glare > GLARE_FRACTION_MAX:
-        out.append(f"glare on {glare:.0%} of the map: tilt the sheet away from the light")
-    if orientation.mountains_unclear:
-        out.append("the printed mountains are hard to see: side and orientation may be wrong")
-    if orientation.may_be_shifted:
-        out.append("the grid may be shifted by a cell: every cell is flagged; retake the photo")
-    if orientation.upside_down_doubt:
+        percent = f"{glare:.0%}"
         out.append(
-            "the sheet may be upside down (the coin track is unclear): every cell is flagged; "
-            "retake the photo with the whole coin track in view"
+            msg(
+                "glare on {percent} of the map: tilt the sheet away from the light",
+                percent=percent,
+            )
         )
-    if unfamiliar:
-        out.append(
-            "this sheet looks unlike the sheets the reader was trained on (many cells are unsure): "
-            "cells are flagged more strictly"
-        )
+    out += _orientation_warnings(orientation, unfamiliar)
     if misplaced:
         out.append(
-            f"the grid lines were hard to follow under {_cells(misplaced)} (a finger, a curl or "
-            "faint "
-            "lines): they are among the cells to check"
+            msg_n(
+                "the grid lines were hard to follow under {n} cell (a finger, a curl or faint "
+                "lines): it is among the cells to check",
+                "the grid lines were hard to follow under {n} cells (a finger, a curl or faint "
+                "lines): they are among the cells to check",
+                misplaced,
+            )
         )
     if low:
-        names = [cell_name(c) for c in sorted(low)]
-        more = f" and {len(names) - LISTED_CELLS} more" if len(names) > LISTED_CELLS else ""
-        out.append(f"{_cells(len(low))} to check: {' '.join(names[:LISTED_CELLS])}{more}")
-    if coins.confidence < 0.8:
+        names = _listed([cell_name(c) for c in sorted(low)], LISTED_CELLS)
         out.append(
-            f"coin count {coins.count} is uncertain ({coins.confidence:.0%} sure): count the "
-            "filled coins "
-            "on the track"
+            msg_n(
+                "{n} cell to check: {cells}", "{n} cells to check: {cells}", len(low), cells=names
+            )
+        )
+    if coins.confidence < 0.8:
+        sure = f"{coins.confidence:.0%}"
+        out.append(
+            msg(
+                "coin count {count} is uncertain ({percent} sure): count the filled coins on the "
+                "track",
+                count=coins.count,
+                percent=sure,
+            )
         )
     return out
 
 
-def _cells(n: int) -> str:
-    """ "1 cell", "3 cells"."""
-    return f"{n} cell" if n == 1 else f"{n} cells"
+def _orientation_warnings(orientation: Orientation, unfamiliar: bool) -> list[str]:
+    """What may be wrong with the side, the turn or the grid's place, and an unfamiliar sheet."""
+    out: list[str] = []
+    if orientation.mountains_unclear:
+        out.append(msg("the printed mountains are hard to see: side and orientation may be wrong"))
+    if orientation.may_be_shifted:
+        out.append(
+            msg("the grid may be shifted by a cell: every cell is flagged; retake the photo")
+        )
+    if orientation.upside_down_doubt:
+        out.append(
+            msg(
+                "the sheet may be upside down (the coin track is unclear): every cell is flagged; "
+                "retake the photo with the whole coin track in view"
+            )
+        )
+    if unfamiliar:
+        out.append(
+            msg(
+                "this sheet looks unlike the sheets the reader was trained on (many cells are "
+                "unsure): cells are flagged more strictly"
+            )
+        )
+    return out
+
+
+def _listed(names: list[str], most: int) -> str:
+    """The first ``most`` names, space-separated, and how many more there are."""
+    shown = Joined(names[:most], " ")
+    if len(names) <= most:
+        return shown
+    return msg("{names} and {n} more", names=shown, n=len(names) - most)
 
 
 def read_photo(

@@ -23,6 +23,7 @@ from scoring.legality.log_reasons import explain_illegal
 from scoring.legality.order_free import OrderFreeModel
 from scoring.legality.per_turn import PerTurnModel
 from scoring.legality.verdicts import Check, Reason
+from scoring.message import Word, msg, msg_n
 from scoring.seasons import SEASONS
 from scoring.sheet import Sheet
 
@@ -40,8 +41,12 @@ def check_log_level(
             "cannot-tell",
             [
                 Reason(
-                    f"the log covers {len(log.seasons)} season(s) but the sheet is at the end of "
-                    f"{SEASONS[last_season].name}"
+                    msg_n(
+                        "the log covers {n} season but the sheet is at the end of {season}",
+                        "the log covers {n} seasons but the sheet is at the end of {season}",
+                        len(log.seasons),
+                        season=Word("season", SEASONS[last_season].name),
+                    )
                 )
             ],
             0.0,
@@ -50,7 +55,15 @@ def check_log_level(
         return Check(
             level,
             "illegal",
-            [Reason(f"the sheet is side {sheets[-1].side} but the table played side {log.side}")],
+            [
+                Reason(
+                    msg(
+                        "the sheet is side {side} but the table played side {played}",
+                        side=sheets[-1].side,
+                        played=log.side,
+                    )
+                )
+            ],
             0.0,
         )
     # stage A: the card's shapes only, turns of one card interchangeable — a quick "legal"
@@ -108,7 +121,7 @@ def _per_turn(
         return Check(
             level,
             "cannot-tell",
-            [Reason("the search ran past its time limit")],
+            [Reason(msg("the search ran past its time limit"))],
             time.perf_counter() - t0,
             details,
         )
@@ -117,8 +130,10 @@ def _per_turn(
         reasons.insert(
             0,
             Reason(
-                "the cards' fallbacks (or the solo ambush sweep) do not fit the order in which "
-                "the cards were revealed",
+                msg(
+                    "the cards' fallbacks (or the solo ambush sweep) do not fit the order in "
+                    "which the cards were revealed"
+                ),
                 [],
             ),
         )

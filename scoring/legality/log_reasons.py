@@ -17,6 +17,7 @@ from scoring.legality.card_log import CardLog
 from scoring.legality.model import Var
 from scoring.legality.order_free import OrderFreeModel
 from scoring.legality.verdicts import Reason
+from scoring.message import Joined, Message, Word, msg, msg_n
 from scoring.seasons import SEASONS
 from scoring.sheet import Sheet
 from scoring.sides import SIZE, cell_name
@@ -28,8 +29,10 @@ def explain_illegal(
     """The fewest cells to change (and turns without a drawing, and coins) to make the sheet legal
     in the order-free model: the cells the verdict names."""
     generic = Reason(
-        "no choice of shape, orientation, position and terrain for the revealed cards draws "
-        "exactly this sheet and its coins",
+        msg(
+            "no choice of shape, orientation, position and terrain for the revealed cards draws "
+            "exactly this sheet and its coins"
+        ),
         [],
     )
     remaining = min(cap, deadline - time.perf_counter())
@@ -45,7 +48,7 @@ def explain_illegal(
     reasons += _turn_and_coin_reasons(model, solver)
     if status != cp.OPTIMAL:
         reasons.append(
-            Reason("(the smallest such set of cells was not proven within the time limit)", [])
+            Reason(msg("(the smallest such set of cells was not proven within the time limit)"))
         )
         return reasons or [generic]
     # other equally small fixes: the changed cell is often one of several that could be blamed
@@ -56,10 +59,16 @@ def explain_illegal(
             reasons.insert(
                 0,
                 Reason(
-                    "the sheet cannot be drawn with the revealed cards; the fewest changes that "
-                    "would allow it touch "
-                    f"{len(primary)} cell(s), and any of these cells could be the one: "
-                    f"{', '.join(cell_name(c) for c in every)}",
+                    msg_n(
+                        "the sheet cannot be drawn with the revealed cards; the fewest changes "
+                        "that would allow it touch {n} cell, and any of these cells could be the "
+                        "one: {cells}",
+                        "the sheet cannot be drawn with the revealed cards; the fewest changes "
+                        "that would allow it touch {n} cells, and any of these cells could be the "
+                        "one: {cells}",
+                        len(primary),
+                        cells=Joined([cell_name(c) for c in every]),
+                    ),
                     every,
                 ),
             )
@@ -79,15 +88,27 @@ def _cell_reasons(model: OrderFreeModel, solver: CpSolver) -> tuple[set[int], li
         if isinstance(what, tuple) and what[0] == "cell" and solver.value(v):
             unexplained.append(what[1])
     reasons = []
-    for cells, text in (
-        (wrong, "drawn in a terrain no revealed card explains there"),
-        (missing, "empty, but a drawing of the revealed cards needs it filled"),
-        (unexplained, "drawn, but no drawing of the revealed cards explains it"),
+    for cells, say in (
+        (wrong, _wrong_terrain),
+        (missing, _needed_filled),
+        (unexplained, _unexplained),
     ):
         if cells:
             cs = sorted(divmod(i, SIZE) for i in cells)
-            reasons.append(Reason(f"{', '.join(cell_name(c) for c in cs)}: {text}", cs))
+            reasons.append(Reason(say(Joined([cell_name(c) for c in cs])), cs))
     return set(wrong + missing + unexplained), reasons
+
+
+def _wrong_terrain(cells: Joined) -> Message:
+    return msg("{cells}: drawn in a terrain no revealed card explains there", cells=cells)
+
+
+def _needed_filled(cells: Joined) -> Message:
+    return msg("{cells}: empty, but a drawing of the revealed cards needs it filled", cells=cells)
+
+
+def _unexplained(cells: Joined) -> Message:
+    return msg("{cells}: drawn, but no drawing of the revealed cards explains it", cells=cells)
 
 
 def _turn_and_coin_reasons(model: OrderFreeModel, solver: CpSolver) -> list[Reason]:
@@ -98,10 +119,12 @@ def _turn_and_coin_reasons(model: OrderFreeModel, solver: CpSolver) -> list[Reas
             info = what[1]
             reasons.append(
                 Reason(
-                    f"{info['card']}: {solver.value(v)} revealed turn(s) with no drawing left on "
-                    "the "
-                    "sheet",
-                    [],
+                    msg_n(
+                        "{card}: {n} revealed turn with no drawing left on the sheet",
+                        "{card}: {n} revealed turns with no drawing left on the sheet",
+                        solver.value(v),
+                        card=info["card"],
+                    )
                 )
             )
         if isinstance(what, tuple) and what[0] in ("coins+", "coins-") and solver.value(v):
@@ -109,15 +132,34 @@ def _turn_and_coin_reasons(model: OrderFreeModel, solver: CpSolver) -> list[Reas
             more = what[0] == "coins+"  # the sheet shows more coins than the drawings explain
             reasons.append(
                 Reason(
-                    f"coins at the end of {SEASONS[s].name}: the sheet shows {f.sheet.coins}, "
-                    f"{solver.value(v)} "
-                    f"{'more' if more else 'fewer'} than its coin shapes and {len(f.surrounded)} "
-                    "surrounded "
-                    f"mountain(s) explain",
+                    _coins_reason(f.sheet.coins, s, solver.value(v), more, len(f.surrounded)),
                     list(f.surrounded),
                 )
             )
     return reasons
+
+
+def _coins_reason(coins: int, season: int, difference: int, more: bool, mountains: int) -> Message:
+    """The coins at a season's end against the coin shapes and the surrounded mountains."""
+    values = {"season": Word("season", SEASONS[season].name), "coins": coins}
+    values["difference"] = difference
+    if more:
+        return msg_n(
+            "coins at the end of {season}: the sheet shows {coins}, {difference} more than its "
+            "coin shapes and {n} surrounded mountain explain",
+            "coins at the end of {season}: the sheet shows {coins}, {difference} more than its "
+            "coin shapes and {n} surrounded mountains explain",
+            mountains,
+            **values,
+        )
+    return msg_n(
+        "coins at the end of {season}: the sheet shows {coins}, {difference} fewer than its "
+        "coin shapes and {n} surrounded mountain explain",
+        "coins at the end of {season}: the sheet shows {coins}, {difference} fewer than its "
+        "coin shapes and {n} surrounded mountains explain",
+        mountains,
+        **values,
+    )
 
 
 def alternative_blames(

@@ -14,6 +14,7 @@ from scoring.legality.card_log import CardLog
 from scoring.legality.log_level import check_log_level
 from scoring.legality.sheet_level import check_sheet_level
 from scoring.legality.verdicts import Check, Reason
+from scoring.message import Joined, Message, Word, msg
 from scoring.seasons import SEASONS
 from scoring.sheet import Sheet
 from scoring.sides import cell_name
@@ -47,23 +48,60 @@ def check_changes(sheets: list[Sheet], sheet_seasons: list[int]) -> list[Reason]
     reasons = []
     for k in range(1, len(sheets)):
         a, b = sheets[k - 1], sheets[k]
-        sa, sb = SEASONS[sheet_seasons[k - 1]].name, SEASONS[sheet_seasons[k]].name
+        sa = Word("season", SEASONS[sheet_seasons[k - 1]].name)
+        sb = Word("season", SEASONS[sheet_seasons[k]].name)
         if a.side != b.side:
             reasons.append(
-                Reason(f"the {sa} sheet is side {a.side} but the {sb} sheet is side {b.side}", [])
+                Reason(
+                    msg(
+                        "the {earlier} sheet is side {side} but the {later} sheet is side {other}",
+                        earlier=sa,
+                        side=a.side,
+                        later=sb,
+                        other=b.side,
+                    ),
+                    [],
+                )
             )
             continue
         changed = [
             (r, c) for (r, c), t in a.items() if t is not Terrain.EMPTY and b.cells[r][c] is not t
         ]
         if changed:
-            names = ", ".join(
-                f"{cell_name(c)} ({a.cells[c[0]][c[1]].value} → {b.cells[c[0]][c[1]].value})"
-                for c in changed
-            )
+            names = Joined([_change(c, a, b) for c in changed])
             reasons.append(
-                Reason(f"drawn by the end of {sa} and changed by the end of {sb}: {names}", changed)
+                Reason(
+                    msg(
+                        "drawn by the end of {earlier} and changed by the end of {later}: {cells}",
+                        earlier=sa,
+                        later=sb,
+                        cells=names,
+                    ),
+                    changed,
+                )
             )
         if b.coins < a.coins:
-            reasons.append(Reason(f"coins went down from {a.coins} ({sa}) to {b.coins} ({sb})", []))
+            reasons.append(
+                Reason(
+                    msg(
+                        "coins went down from {before} ({earlier}) to {after} ({later})",
+                        before=a.coins,
+                        earlier=sa,
+                        after=b.coins,
+                        later=sb,
+                    ),
+                    [],
+                )
+            )
     return reasons
+
+
+def _change(cell: tuple[int, int], a: Sheet, b: Sheet) -> Message:
+    """One changed cell: ``"B4 (forest → water)"``."""
+    r, c = cell
+    return msg(
+        "{cell} ({before} → {after})",
+        cell=cell_name(cell),
+        before=Word("terrain", a.cells[r][c].value),
+        after=Word("terrain", b.cells[r][c].value),
+    )

@@ -18,6 +18,7 @@ from typing import Any
 from scoring.decks import AMBUSH_CARDS, EXPLORE_CARDS
 from scoring.legality.model import BITS, DrawingModel, SheetFacts, shape_masks
 from scoring.legality.verdicts import Check, Reason
+from scoring.message import Joined, Message, Word, msg, msg_n
 from scoring.seasons import SEASONS
 from scoring.shapes import indices_of
 from scoring.sheet import Sheet
@@ -62,18 +63,21 @@ def check_sheet_level(
         return Check(
             level,
             "cannot-tell",
-            [Reason("the search ran past its time limit")],
+            [Reason(msg("the search ran past its time limit"))],
             time.perf_counter() - t0,
             details,
         )
     reasons = [
         Reason(
-            "the drawn cells cannot be split into the game's shapes in their terrains within four "
-            "seasons' turns and coins"
+            msg(
+                "the drawn cells cannot be split into the game's shapes in their terrains within "
+                "four seasons' turns and coins"
+            )
             if level == "sheet"
-            else "the new cells of each season cannot be split into the game's shapes within "
-            "that season's "
-            "turns and coins",
+            else msg(
+                "the new cells of each season cannot be split into the game's shapes within that "
+                "season's turns and coins"
+            ),
             [],
         )
     ]
@@ -98,10 +102,7 @@ def _coins_needed(
             new_surr = [c for c in f.surrounded if k == 0 or c not in facts[k - 1].surrounded]
             reasons.append(
                 Reason(
-                    f"{f.sheet.coins} coins{_season_note(seasons_of[k], level)} but "
-                    f"{len(f.surrounded)} surrounded "
-                    f"mountain(s) each earned one"
-                    + ("" if k == 0 else f" (and {prev_coins} coins before)"),
+                    _too_few_coins(f, _coins_at(f, seasons_of[k], level), k, prev_coins),
                     new_surr or list(f.surrounded),
                 )
             )
@@ -252,26 +253,78 @@ def _left_over(
     if cells:
         reasons.append(
             Reason(
-                f"{', '.join(cell_name(c) for c in cells)}: drawn, but left over once the rest is "
-                "split into the game's shapes within the turns",
+                msg(
+                    "{cells}: drawn, but left over once the rest is split into the game's shapes "
+                    "within the turns",
+                    cells=Joined([cell_name(c) for c in cells]),
+                ),
                 cells,
             )
         )
     for v, what in slacks:
         if what[0].startswith("coins") and solver.value(v):
             f = facts[what[1]]
+            coins = _coins_at(f, seasons_of[what[1]], level)
             reasons.append(
                 Reason(
-                    f"{f.sheet.coins} coins{_season_note(seasons_of[what[1]], level)}: "
-                    f"{solver.value(v)} {'more' if what[0] == 'coins+' else 'fewer'} than the coin "
-                    f"shapes that fit and {len(f.surrounded)} surrounded mountain(s) explain",
+                    _coins_unexplained(coins, solver.value(v), what[0] == "coins+", f),
                     list(f.surrounded),
                 )
             )
     return reasons
 
 
-def _season_note(seasons: tuple[int, int], level: str) -> str:
+def _coins_at(f: SheetFacts, seasons: tuple[int, int], level: str) -> Message:
+    """The sheet's coins, and at the end of which season when the level checks seasons."""
     if level == "sheet":
-        return ""
-    return f" at the end of {SEASONS[seasons[1]].name}"
+        return msg_n("{n} coin", "{n} coins", f.sheet.coins)
+    season = Word("season", SEASONS[seasons[1]].name)
+    return msg_n(
+        "{n} coin at the end of {season}",
+        "{n} coins at the end of {season}",
+        f.sheet.coins,
+        season=season,
+    )
+
+
+def _too_few_coins(f: SheetFacts, coins: Message, k: int, before: int) -> Message:
+    """Fewer coins than the surrounded mountains alone earned (``before``: the coins of the
+    sheet before, for every sheet but the first)."""
+    mountains = len(f.surrounded)
+    if k == 0:
+        return msg_n(
+            "{coins} but {n} surrounded mountain earned one",
+            "{coins} but {n} surrounded mountains each earned one",
+            mountains,
+            coins=coins,
+        )
+    return msg_n(
+        "{coins} but {n} surrounded mountain earned one (and {before} before)",
+        "{coins} but {n} surrounded mountains each earned one (and {before} before)",
+        mountains,
+        coins=coins,
+        before=msg_n("{n} coin", "{n} coins", before),
+    )
+
+
+def _coins_unexplained(coins: Message, difference: int, more: bool, f: SheetFacts) -> Message:
+    """The sheet's coins against the coin shapes that fit and the surrounded mountains."""
+    if more:
+        return msg_n(
+            "{coins}: {difference} more than the coin shapes that fit and {n} surrounded "
+            "mountain explain",
+            "{coins}: {difference} more than the coin shapes that fit and {n} surrounded "
+            "mountains explain",
+            len(f.surrounded),
+            coins=coins,
+            difference=difference,
+        )
+    return msg_n(
+        "{coins}: {difference} fewer than the coin shapes that fit and {n} surrounded "
+        "mountain explain",
+        "{coins}: {difference} fewer than the coin shapes that fit and {n} surrounded "
+        "mountains explain",
+        len(f.surrounded),
+        coins=coins,
+        difference=difference,
+    )
