@@ -40,6 +40,7 @@ from api.batch_inputs import MAX_FILE_BYTES, InputFile, list_inputs, load_todo, 
 from api.batch_journal import Journal, journal_path, read_journal
 from api.batch_results import output_format, rank_rows, results_csv, results_json, write_results
 from api.batch_sheet import BatchError, BatchOptions, ScoreFn, read_sheet_file, score_file
+from api.i18n import _p
 
 __all__ = [
     "MAX_FILE_BYTES",
@@ -251,14 +252,15 @@ def run_batch(
 
 
 def _progress_bar(total: int, initial: int, enabled: bool):
-    """tqdm's bar on standard error: done/total, sheets/s, ETA."""
+    """tqdm's bar on standard error: done/total, sheets/s, ETA (its words in the language in
+    force)."""
     from tqdm import tqdm
 
     return tqdm(
         total=total,
         initial=initial,
-        unit="sheet",
-        desc="batch",
+        unit=_p("progress", "sheet"),
+        desc=_p("progress", "batch"),
         disable=not enabled,
         dynamic_ncols=True,
         smoothing=0.1,

@@ -12,6 +12,7 @@ from pathlib import Path
 from api.batch_journal import JOURNAL_SUFFIX, file_digest
 from api.batch_sheet import BatchError
 from api.sheet_files import binary_kind
+from scoring.message import msg
 
 #: Photo files the reader takes (by name); any other
 #: file that is not a sheet is skipped, not failed.
@@ -100,9 +101,9 @@ def skip_reason(name: str, data: bytes) -> str | None:
         return None  # the text form
     if not text.startswith("{"):
         return (
-            "not a photo or a sheet file"
+            msg("not a photo or a sheet file")
             if suffix != ".txt"
-            else "text that is not a sheet (a sheet's text starts 'side')"
+            else msg("text that is not a sheet (a sheet's text starts 'side')")
         )
     try:
         parsed = json.loads(text)
@@ -111,7 +112,7 @@ def skip_reason(name: str, data: bytes) -> str | None:
     return (
         None
         if isinstance(parsed, dict) and "cells" in parsed
-        else 'JSON without "cells": not a sheet'
+        else msg('JSON without "cells": not a sheet')
     )
 
 

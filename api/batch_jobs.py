@@ -21,6 +21,7 @@ from pathlib import Path
 from api.batch import BatchOptions, journal_path, rank_rows, run_batch
 from api.errors import ApiError
 from api.store import data_dir
+from scoring.message import from_data
 
 BATCH_DIR_ENV = "CARTOGRAPHERS_BATCH_DIR"
 ZIP_MAGIC = b"PK\x03\x04"
@@ -162,8 +163,14 @@ class BatchJobs:
         if job_id not in self.progress and not results.exists():
             self.start(job_id)  # the service stopped while it ran: resume it
         progress = self.progress.get(job_id)
+        journal = journal_path(results)
         if results.exists() and (progress is None or progress.status in ("done", "failed")):
-            rows = json.loads(results.read_text())["sheets"]
+            # the journal keeps the messages, so they can be said in the asker's language
+            rows = (
+                rank_rows(journal_rows(journal))
+                if journal.exists()
+                else json.loads(results.read_text())["sheets"]
+            )
             info = (
                 progress.to_json()
                 if progress
@@ -175,21 +182,23 @@ class BatchJobs:
                 }
             )
             return info, rows, options
-        rows = journal_rows(journal_path(results))
+        rows = journal_rows(journal)
         info = progress.to_json() if progress else {"status": "stopped", "done": len(rows)}
         return info, rank_rows(rows), options
 
 
 def journal_rows(path: Path) -> list[dict]:
-    """The rows a running job has finished, read from its journal (a torn last line skipped)."""
-    rows = []
+    """The rows a job has finished, read from its journal (a torn last line skipped; a file
+    scored twice counts once, its last row)."""
+    rows: dict[str, dict] = {}
     if path.exists():
         for line in path.read_bytes().splitlines()[1:]:
             try:
-                rows.append(json.loads(line)["result"])
+                row = from_data(json.loads(line)["result"])
             except (json.JSONDecodeError, KeyError):
                 break
-    return rows
+            rows[row["file"]] = row
+    return list(rows.values())
 
 
 def safe_name(name: str | None, used: set[str]) -> str:

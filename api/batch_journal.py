@@ -1,5 +1,9 @@
 """The batch's journal: each finished sheet appended at once (one JSON line, flushed and fsynced)
-beside the results file, so a rerun after a crash skips every sheet already done."""
+beside the results file, so a rerun after a crash skips every sheet already done.
+
+A row's warnings, reasons and checks are kept as their messages (``scoring.message.to_data``), not
+only their English, so a resumed batch and a service answering later still say them in the
+player's language."""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ import os
 from pathlib import Path
 
 from api.batch_sheet import BatchError, BatchOptions
+from scoring.message import from_data, to_data
 
 JOURNAL_SUFFIX = ".journal.jsonl"
 JOURNAL_KIND = "cartographers-batch"
@@ -32,7 +37,7 @@ def read_journal(path: Path, options: BatchOptions) -> dict[str, dict]:
     with path.open("rb") as f:
         for n, line in enumerate(f):
             try:
-                entry = json.loads(line)
+                entry = from_data(json.loads(line))
             except json.JSONDecodeError:
                 break  # a line torn by the crash: everything after it is redone
             if not line.endswith(b"\n"):
@@ -73,7 +78,7 @@ class Journal:
         os.fsync(self.file.fileno())
 
     def add(self, digest: str, result: dict) -> None:
-        self._write({"file": result["file"], "sha256": digest, "result": result})
+        self._write({"file": result["file"], "sha256": digest, "result": to_data(result)})
 
     def close(self) -> None:
         self.file.close()

@@ -1,11 +1,12 @@
 """Keeping the catalogs in step with the code (Babel): ``python -m api.catalogs update`` and
 ``python -m api.catalogs add LANG``.
 
-The template (``api/locales/cartographers.pot``) holds every message the code marks with
-``_``/``_n``/``_p`` (Babel's extractor), the web page's marked text, and the vocabulary taken from
-the rules' own data (card names and rules, terrains, seasons, card backs, what each error code
-means). ``update`` merges it into every language's ``.po`` (new messages come in untranslated, so
-the catalog test names them); ``add`` starts a new language from it.
+The template (``api/locales/cartographers.pot``) holds every message the code marks — ``_``/``_n``/
+``_p`` in the faces, ``msg``/``msg_n`` in the rules and the reader (Babel's extractor) — the web
+page's marked text, and the vocabulary taken from the rules' own data (card names and rules,
+terrains, seasons, card backs, what each error code means). ``update`` merges it into every
+language's ``.po`` (new messages come in untranslated, so the catalog test names them); ``add``
+starts a new language from it.
 """
 
 from __future__ import annotations
@@ -27,8 +28,10 @@ from scoring.cards import BACK_NAMES, CARDS
 from scoring.seasons import SEASONS
 
 ROOT = Path(__file__).resolve().parent.parent
-KEYWORDS = {"_": None, "_n": (1, 2), "_p": ((1, "c"), 2)}
-SOURCES = ("api",)  # the packages whose player-facing words are marked
+#: ``_``/``_n``/``_p`` in the faces (``api.i18n``); ``msg``/``msg_n`` where the rules and the reader
+#: say something to a player (``scoring.message``: translated by the face that shows it)
+KEYWORDS = {"_": None, "_n": (1, 2), "_p": ((1, "c"), 2), "msg": None, "msg_n": (1, 2)}
+SOURCES = ("api", "scoring", "vision")  # the packages whose player-facing words are marked
 STATIC = ROOT / "api" / "static"  # the web page: data-i18n text in HTML, t()/tn() in scripts
 JS_KEYWORDS = {"t": None, "tn": (1, 2)}
 _MARKED_TEXT = re.compile(r"<(\w+)\b[^<>]*\bdata-i18n(?![-\w])[^<>]*>([^<]+)</\1>")

@@ -18,7 +18,8 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from api.i18n import DEFAULT_LANGUAGE, catalog, negotiate
+from api.i18n import DEFAULT_LANGUAGE, catalog, negotiate, speaking
+from api.messages import localised
 
 log = logging.getLogger("cartographers.service")
 
@@ -242,7 +243,9 @@ async def on_game_error(request: Request, exc: Exception) -> JSONResponse:
     cells and reasons (``field`` is then ``sheet``)."""
     body: dict[str, Any] = {"code": exc.code, "message": exc.message}
     if exc.code == "sheet-rejected":
-        body.update(field="sheet", cells=exc.cells, reasons=exc.reasons)
+        with speaking(negotiate(_language(request))):  # each reason in the asked language
+            reasons = localised(exc.reasons)
+        body.update(field="sheet", cells=exc.cells, reasons=reasons)
     return JSONResponse(spoken(body, _language(request)), status_code=ERRORS[exc.code].status)
 
 

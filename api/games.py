@@ -29,6 +29,7 @@ from sqlalchemy.exc import IntegrityError
 
 from api.store import GameRow, PlayerRow, RevealedRow, SeasonSheetRow, Store
 from scoring.decks import get_deck_card
+from scoring.message import Word, from_data, msg, to_data
 from scoring.seasons import SEASON_BY_NAME, SEASONS, check_setup, rank_players, score_season
 from scoring.sheet import Sheet
 from scoring.sides import SIDES, cell_name
@@ -216,24 +217,44 @@ def changes_since(previous: Sheet, sheet: Sheet, previous_season: str) -> list[P
     can change: drawn cells, lost coins, the side."""
     if sheet.side != previous.side:
         return [
-            Problem(f"the sheet is side {sheet.side}; this game is played on side {previous.side}")
+            Problem(
+                msg(
+                    "the sheet is side {side}; this game is played on side {played}",
+                    side=sheet.side,
+                    played=previous.side,
+                )
+            )
         ]
+    season = (
+        Word("season", previous_season) if previous_season in SEASON_BY_NAME else previous_season
+    )
     problems = []
     for cell, before in previous.drawn_cells().items():
         after = sheet.terrain(cell)
         if after is not before:
             problems.append(
                 Problem(
-                    f"cell {cell_name(cell)} was {before.value} at the end of {previous_season}, "
-                    f"now {after.value}: nothing drawn earlier may change",
+                    msg(
+                        "cell {cell} was {before} at the end of {season}, now {after}: nothing "
+                        "drawn earlier may change",
+                        cell=cell_name(cell),
+                        before=Word("terrain", before.value),
+                        season=season,
+                        after=Word("terrain", after.value),
+                    ),
                     (cell_name(cell),),
                 )
             )
     if sheet.coins < previous.coins:
         problems.append(
             Problem(
-                f"coins went down from {previous.coins} at the end of {previous_season} to "
-                f"{sheet.coins}: a filled coin stays filled"
+                msg(
+                    "coins went down from {before} at the end of {season} to {after}: a filled "
+                    "coin stays filled",
+                    before=previous.coins,
+                    season=season,
+                    after=sheet.coins,
+                )
             )
         )
     return problems
@@ -429,7 +450,7 @@ def upload_season(
         score=score.to_json(),
         total=score.total,
         monster_penalty=score.monster_penalty,
-        checks=checks,
+        checks=to_data(checks),  # the messages kept, to be said in a later asker's language
     )
     _store_upload(store, game_id, ctx, row, f"{player}'s {season} sheet", replace)
     return {
@@ -462,7 +483,7 @@ def season_sheet(store: Store, game_id: str, player: str, season: str) -> dict:
             "source": row.source,
             "sheet": row.sheet,
             "score": row.score,
-            "checks": row.checks,
+            "checks": from_data(row.checks),
             "uploaded_at": row.created_at.isoformat(),
         }
 

@@ -9,13 +9,14 @@ worker processes, resumed after a restart without redoing finished sheets) are i
 
 from __future__ import annotations
 
-from fastapi import APIRouter, File, Form, Query, UploadFile
+from fastapi import APIRouter, File, Form, Query, Request, Response, UploadFile
 from fastapi.responses import PlainTextResponse
 
 from api.batch import BatchOptions, results_csv, results_json
 from api.batch_jobs import count_sheets
 from api.dependencies import BatchJobsDep, SettingsDep
 from api.errors import ApiError, error_responses
+from api.messages import answer_in
 from api.words import parse_cards_any as parse_cards
 from scoring.cards import CardError
 
@@ -81,13 +82,21 @@ async def start(
 async def status(
     job_id: str,
     jobs: BatchJobsDep,
+    request: Request,
+    response: Response,
     format: str = Query("json", pattern="^(json|csv)$", description="json or csv"),
 ):
+    """Warnings, reasons and checks are in the language of ``Accept-Language`` (the CSV's column
+    names stay the same in every language)."""
     info, rows, options = jobs.status(job_id)
+    rows = answer_in(request, response, rows)
     if format == "csv":
         return PlainTextResponse(
             results_csv(rows),
             media_type="text/csv",
-            headers={"Content-Disposition": f'attachment; filename="batch-{job_id}.csv"'},
+            headers={
+                "Content-Disposition": f'attachment; filename="batch-{job_id}.csv"',
+                "Content-Language": response.headers["Content-Language"],
+            },
         )
     return {"id": job_id, **info, "results": results_json(rows, options)}

@@ -13,12 +13,13 @@ from functools import partial
 from typing import Annotated, Any
 
 import anyio
-from fastapi import APIRouter, File, Form, UploadFile
+from fastapi import APIRouter, File, Form, Request, Response, UploadFile
 from pydantic import BaseModel, Field
 
 from api import games, work
 from api.dependencies import CpuDep, SettingsDep, StoreDep
 from api.errors import ApiError, error_responses
+from api.messages import answer_in
 from scoring.sheet import Sheet, SheetError
 
 router = APIRouter(prefix="/v1/games", tags=["games"])
@@ -170,13 +171,15 @@ async def upload(
     store: StoreDep,
     settings: SettingsDep,
     cpu: CpuDep,
+    request: Request,
+    response: Response,
     photo: UploadFile | None = File(None, description="a photo of the sheet"),
     sheet: str | None = Form(None, description="or the corrected sheet JSON (docs/formats.md)"),
     replace: bool = Form(False, description="replace this season's sheet (no later season in yet)"),
 ):
     """Read (photo) or parse (sheet), score for the season, check against the previous season and
     the revealed cards, then store. A rejection (422 ``sheet-rejected``) names the cells at
-    fault."""
+    fault. Warnings and the legality reasons are in the language of ``Accept-Language``."""
     if season not in games.SEASON_NAMES:
         raise ApiError(
             "bad-season",
@@ -198,7 +201,7 @@ async def upload(
         source = "photo"
     else:
         parsed, source = sheet_from_form(sheet), "sheet"
-    return await in_thread(
+    stored = await in_thread(
         games.upload_season,
         store,
         game_id,
@@ -210,6 +213,7 @@ async def upload(
         replace=replace,
         time_limit=settings.validate_time_limit,
     )
+    return answer_in(request, response, stored)
 
 
 @router.get(
@@ -219,5 +223,9 @@ async def upload(
         "game-not-found", "player-not-found", "bad-season", "season-not-found"
     ),
 )
-async def season_sheet(game_id: str, player: str, season: str, store: StoreDep):
-    return await in_thread(games.season_sheet, store, game_id, player, season)
+async def season_sheet(
+    game_id: str, player: str, season: str, store: StoreDep, request: Request, response: Response
+):
+    """Warnings and the legality reasons are in the language of ``Accept-Language``."""
+    stored = await in_thread(games.season_sheet, store, game_id, player, season)
+    return answer_in(request, response, stored)

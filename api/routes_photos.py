@@ -5,11 +5,12 @@ worker thread under the time limit (:class:`api.dependencies.CpuWork`).
 
 from __future__ import annotations
 
-from fastapi import APIRouter, File, Form, UploadFile
+from fastapi import APIRouter, File, Form, Request, Response, UploadFile
 
 from api import schemas, work
 from api.dependencies import CpuDep, SettingsDep
 from api.errors import error_responses
+from api.messages import answer_in
 
 router = APIRouter(prefix="/v1", tags=["photo"])
 
@@ -21,6 +22,8 @@ router = APIRouter(prefix="/v1", tags=["photo"])
     responses=error_responses(*work.PHOTO_ERRORS),
 )
 async def read(
+    request: Request,
+    response: Response,
     settings: SettingsDep,
     cpu: CpuDep,
     photo: UploadFile = File(description="a photo of one map sheet (JPEG, PNG, WebP)"),
@@ -28,12 +31,13 @@ async def read(
 ):
     """The reading: side, cells, coins, confidences,
     warnings and each cell's outline in photo pixels; the numbers written in the season boxes
-    and the checks that need no cards."""
+    and the checks that need no cards. Warnings and checks are said in the language of
+    ``Accept-Language``."""
     side = work.check_side(side)
     data = await photo.read()
     work.check_photo(data, settings)
     reading = await cpu.run(work.read_sheet_photo, data, side)
-    return work.reading_json(reading)
+    return answer_in(request, response, work.reading_json(reading))
 
 
 @router.post(
@@ -44,6 +48,8 @@ async def read(
     responses=error_responses(*work.PHOTO_ERRORS, "bad-cards", "bad-season"),
 )
 async def score(
+    request: Request,
+    response: Response,
     settings: SettingsDep,
     cpu: CpuDep,
     photo: UploadFile = File(description="a photo of one map sheet"),
@@ -52,8 +58,11 @@ async def score(
     side: str | None = Form(None, description="'A' or 'B' if known"),
 ):
     """Reading + score breakdown (with the checks of the written numbers) + the sheet-only
-    legality verdict."""
+    legality verdict; warnings, checks and reasons in the language of ``Accept-Language``."""
     side = work.check_side(side)
     data = await photo.read()
     work.check_photo(data, settings)
-    return await cpu.run(work.score_photo, data, side, cards, season, settings.validate_time_limit)
+    answer = await cpu.run(
+        work.score_photo, data, side, cards, season, settings.validate_time_limit
+    )
+    return answer_in(request, response, answer)

@@ -10,6 +10,7 @@ from api import schemas, work
 from api.dependencies import CpuDep, SettingsDep
 from api.errors import error_responses
 from api.i18n import language_of, negotiate, page_catalog, speaking
+from api.messages import answer_in
 from api.words import back_name, card_name, card_rule, season_name
 from scoring.cards import BACKS, CARDS
 from scoring.seasons import SEASONS
@@ -36,12 +37,16 @@ router = APIRouter(prefix="/v1")
         "unsupported-media-type",
     ),
 )
-async def score_map(body: schemas.ScoreMapRequest, cpu: CpuDep):
+async def score_map(
+    body: schemas.ScoreMapRequest, cpu: CpuDep, request: Request, response: Response
+):
     """The score breakdown with each card's evidence cells, per season; with the numbers written
-    on the sheet (optional), their checks."""
-    return await cpu.run(
+    on the sheet (optional), their checks (warnings and checks in the language of
+    ``Accept-Language``)."""
+    answer = await cpu.run(
         work.score_sheet, body.sheet.model_dump(), body.cards, body.season, body.written_json()
     )
+    return answer_in(request, response, answer)
 
 
 @router.post(
@@ -59,12 +64,16 @@ async def score_map(body: schemas.ScoreMapRequest, cpu: CpuDep):
         "unsupported-media-type",
     ),
 )
-async def check_written(body: schemas.CheckWrittenRequest, cpu: CpuDep):
+async def check_written(
+    body: schemas.CheckWrittenRequest, cpu: CpuDep, request: Request, response: Response
+):
     """Where the written season numbers cannot be right, for this map (the map at the game's end)
-    and, when given, the four cards; and the checked total."""
-    return await cpu.run(
+    and, when given, the four cards; and the checked total. Each check's ``message`` is in the
+    language of ``Accept-Language``, its ``code`` the same token in every language."""
+    answer = await cpu.run(
         work.check_written_numbers, body.sheet.model_dump(), body.cards, body.written_json()
     )
+    return answer_in(request, response, answer)
 
 
 @router.post(
@@ -82,9 +91,17 @@ async def check_written(body: schemas.CheckWrittenRequest, cpu: CpuDep):
         "unsupported-media-type",
     ),
 )
-async def validate(body: schemas.ValidateRequest, settings: SettingsDep, cpu: CpuDep):
-    """The verdict (legal, illegal or cannot-tell) and its reasons, with the cells concerned."""
-    return await cpu.run(work.validate_sheet, body.model_dump(), settings.validate_time_limit)
+async def validate(
+    body: schemas.ValidateRequest,
+    settings: SettingsDep,
+    cpu: CpuDep,
+    request: Request,
+    response: Response,
+):
+    """The verdict (legal, illegal or cannot-tell) and its reasons, with the cells concerned; the
+    reasons in the language of ``Accept-Language``."""
+    answer = await cpu.run(work.validate_sheet, body.model_dump(), settings.validate_time_limit)
+    return answer_in(request, response, answer)
 
 
 @router.get("/cards", response_model=schemas.Cards, tags=["reference"])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import textwrap
 
 from api.i18n import _, _n
+from api.messages import say
 from api.words import card_name, season_name, terrain_name
 from api.written_view import written_by_season, written_table
 from scoring.sheet import Sheet
@@ -99,8 +100,8 @@ def format_report(sheet: Sheet, report: dict, colour: bool = False) -> str:
     out += [legend(sheet, marked=len(panels) > 1), ""]
     out += _season_part(report) if "seasons" in report else _card_table(report)
     for w in report.get("warnings", []):
-        out.append(_("warning: {message}", message=w))
-    out += [_("check: {message}", message=c["message"]) for c in report.get("checks", [])]
+        out.append(_("warning: {message}", message=say(w)))
+    out += [_("check: {message}", message=say(c["message"])) for c in report.get("checks", [])]
     return "\n".join(out)
 
 

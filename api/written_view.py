@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from api.i18n import _
+from api.messages import say
 from api.words import season_name
 from scoring.sheet import Sheet
 from scoring.written import SEASON_NAMES, WrittenError, WrittenScores
@@ -75,7 +76,7 @@ def _cell(value: int | None, sign: str = "") -> str:
 
 def format_written(fields: dict[str, Any]) -> list[str]:
     """The written boxes as a small table and each check's message; nothing when blank."""
-    checks = [_("check: {message}", message=c["message"]) for c in fields.get("checks", [])]
+    checks = [_("check: {message}", message=say(c["message"])) for c in fields.get("checks", [])]
     return written_table(fields) + checks
 
 

@@ -9,6 +9,8 @@ import sys
 
 from api.batch import BatchOptions, run_batch
 from api.commands import CliError
+from api.i18n import _, _n, _p
+from api.messages import say
 from api.words import parse_cards_any as parse_cards
 
 
@@ -51,7 +53,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     cards = parse_cards(args.cards)
     if cards == "all":
-        raise CliError("batch needs the four edict cards (a ranking needs seasons), not 'all'")
+        raise CliError(_("batch needs the four edict cards (a ranking needs seasons), not 'all'"))
     options = BatchOptions(tuple(cards), args.season, args.side, args.validate_time_limit)
     summary = run_batch(
         args.source,
@@ -64,8 +66,18 @@ def run(args: argparse.Namespace) -> int:
     )
     if summary.total == 0:
         n = len(summary.skipped_files)
-        skipped = f" ({n} other {'file' if n == 1 else 'files'} skipped)" if n else ""
-        raise CliError(f"{args.source} holds no photos or sheet files to score{skipped}", 2)
+        raise CliError(
+            _("{source} holds no photos or sheet files to score", source=args.source)
+            if not n
+            else _n(
+                "{source} holds no photos or sheet files to score ({n} other file skipped)",
+                "{source} holds no photos or sheet files to score ({n} other files skipped)",
+                n,
+                source=args.source,
+                n=n,
+            ),
+            2,
+        )
     if args.json:
         print(json.dumps(summary.to_json()))
     else:
@@ -73,60 +85,96 @@ def run(args: argparse.Namespace) -> int:
     for row in summary.rows:
         if row["status"] != "ok":
             print(
-                f"  failed: {row['file']}: {row.get('error_code')}: {row.get('error')}",
+                "  "
+                + _(
+                    "failed: {file}: {code}: {error}",
+                    file=row["file"],
+                    code=row.get("error_code"),
+                    error=say(row.get("error", "")),
+                ),
                 file=sys.stderr,
             )
     return 0
 
 
 def summary_table(summary) -> str:
-    """The batch for a person: what was done, the ranking, then what failed and what was skipped."""
-    done = f"{summary.scored} scored" + (
-        f", {summary.resumed} already done" if summary.resumed else ""
-    )
-    lines = [
-        f"{summary.total} sheets: {done}, {summary.failed} failed, {len(summary.skipped_files)} "
-        "skipped "
-        f"({summary.seconds:.1f} s); results in {summary.out}",
-        "",
-    ]
+    """The batch for a person, in the language in force: what was done, the ranking, then what
+    failed and what was skipped."""
     ok = sorted(
         (r for r in summary.rows if r["status"] == "ok"), key=lambda r: (r["place"], r["file"])
     )
+    lines = [_counts(summary), ""]
     if ok:
-        width = max(12, *(len(r["file"]) for r in ok))
-        lines.append(
-            f"{'place':>5}  {'file':<{width}}  {'total':>5}  "
-            f"{'monsters':>8}  {'legality':<11}  to check"
-        )
-        for r in ok:
-            n = len(r["low_confidence_cells"])
-            check = "" if not n else f"{n} cell" if n == 1 else f"{n} cells"
-            if r.get("review"):
-                check += ("; " if check else "") + "written scores"
-            lines.append(
-                f"{r['place']:>5}  {r['file']:<{width}}  {r['total']:>5}  "
-                f"{-r['monster_stars_lost']:>8}  "
-                f"{r['legality']:<11}  {check}"
-            )
+        lines += ranking_table(ok)
         if len(ok[0]["seasons"]) > 1:
             lines += [
                 "",
-                "total: the four seasons scored on each sheet's map as photographed (give "
-                "--season to "
-                "score one season)",
+                _(
+                    "total: the four seasons scored on each sheet's map as photographed (give "
+                    "--season to score one season)"
+                ),
             ]
     review = [r for r in ok if r.get("review")]
     if review:
-        lines += ["", "written scores to look at again (review):"]
+        lines += ["", _("written scores to look at again (review):")]
         for r in review:
-            said = " | ".join(c["message"] for c in r.get("checks", []))
-            lines.append(f"  {r['file']}: {said or 'a written number read unsure'}")
+            said = " | ".join(say(c["message"]) for c in r.get("checks", []))
+            lines.append(f"  {r['file']}: {said or _('a written number read unsure')}")
     failed = [r for r in summary.rows if r["status"] != "ok"]
     if failed:
-        lines += ["", "failed (listed on standard error with the reason):"]
+        lines += ["", _("failed (listed on standard error with the reason):")]
         lines += [f"  {r['file']}: {r.get('error_code')}" for r in failed]
     if summary.skipped_files:
-        lines += ["", "skipped (not a photo or a sheet):"]
-        lines += [f"  {s['file']}: {s['reason']}" for s in summary.skipped_files]
+        lines += ["", _("skipped (not a photo or a sheet):")]
+        lines += [f"  {s['file']}: {say(s['reason'])}" for s in summary.skipped_files]
     return "\n".join(lines)
+
+
+def _counts(summary) -> str:
+    """The first line: sheets scored, already done, failed and skipped, the time, the file."""
+    scored = _n("{n} sheet", "{n} sheets", summary.total, n=summary.total)
+    done = _("{n} scored", n=summary.scored)
+    if summary.resumed:
+        done = _("{scored}, {n} already done", scored=done, n=summary.resumed)
+    seconds = f"{summary.seconds:.1f}"
+    return _(
+        "{sheets}: {done}, {failed} failed, {skipped} skipped ({seconds} s); results in {out}",
+        sheets=scored,
+        done=done,
+        failed=summary.failed,
+        skipped=len(summary.skipped_files),
+        seconds=seconds,
+        out=summary.out,
+    )
+
+
+def ranking_table(ok: list[dict]) -> list[str]:
+    """The readable sheets from first place down: place, file, total, stars lost to monsters,
+    the legality verdict and what to check."""
+    width = max(12, *(len(r["file"]) for r in ok))
+    heads = [_("place"), _("file"), _("total"), _("monsters"), _("legality")]
+    lines = [
+        f"{heads[0]:>5}  {heads[1]:<{width}}  {heads[2]:>5}  {heads[3]:>8}  {heads[4]:<11}  "
+        + _("to check")
+    ]
+    for r in ok:
+        n = len(r["low_confidence_cells"])
+        check = _n("{n} cell", "{n} cells", n, n=n) if n else ""
+        if r.get("review"):
+            check += ("; " if check else "") + _("written scores")
+        lines.append(
+            f"{r['place']:>5}  {r['file']:<{width}}  {r['total']:>5}  "
+            f"{-r['monster_stars_lost']:>8}  "
+            f"{legality_word(r['legality']):<11}  {check}"
+        )
+    return lines
+
+
+def legality_word(verdict: str) -> str:
+    """A legality verdict (``legal``, ``illegal``, ``cannot-tell``) in the language in force."""
+    words = {
+        "legal": _p("verdict", "legal"),
+        "illegal": _p("verdict", "illegal"),
+        "cannot-tell": _p("verdict", "cannot-tell"),
+    }
+    return words.get(verdict, verdict)

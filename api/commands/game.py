@@ -12,6 +12,9 @@ import json
 from pathlib import Path
 
 from api.commands import CliError
+from api.i18n import DEFAULT_LANGUAGE, _, _p, current_language
+from api.messages import say
+from scoring.message import Word
 from scoring.seasons import SEASONS as _SEASONS
 
 # api.games and api.store pull in SQLAlchemy (0.4 s): each action imports them when it runs, so
@@ -92,12 +95,24 @@ def guarded(fn):
         try:
             return fn(args, open_store(args))
         except games.GameError as e:
-            where = f" (cells: {' '.join(e.cells)})" if e.cells else ""
-            raise CliError(
-                f"{e.code}: {e.message}{where}", 3 if e.code == "sheet-rejected" else 2
-            ) from None
+            raise CliError(game_error_in_words(e), 3 if e.code == "sheet-rejected" else 2) from None
 
     return run
+
+
+def game_error_in_words(e) -> str:
+    """A refused action in one line: its code, what went wrong (in another language than English:
+    what the code means, with the reasons said there), the cells at fault."""
+    text = e.message
+    if current_language() != DEFAULT_LANGUAGE:
+        from api.errors import ERRORS
+
+        meaning = _p("error", ERRORS[e.code].meaning)
+        reasons = "; ".join(say(r["message"]) for r in e.reasons if r.get("message"))
+        text = f"{meaning}: {reasons}" if reasons else f"{meaning} ({e.message})"
+    if e.cells:
+        text = _("{message} (cells: {cells})", message=text, cells=" ".join(e.cells))
+    return f"{e.code}: {text}"
 
 
 def emit(args: argparse.Namespace, data: dict, text: str) -> int:
@@ -126,7 +141,8 @@ def reveal(args, store) -> int:
     game = games.reveal_cards(
         store, args.game, args.season, [c.strip() for c in args.cards.split(",") if c.strip()]
     )
-    return emit(args, game, f"{args.season}: {', '.join(game['revealed'][args.season])}")
+    cards = ", ".join(game["revealed"][args.season])
+    return emit(args, game, f"{say(Word('season', args.season))}: {cards}")
 
 
 @guarded
@@ -149,29 +165,47 @@ def upload(args, store) -> int:
         replace=args.replace,
         time_limit=args.time_limit,
     )
+    return emit(args, result, upload_text(args.player, args.season, result))
+
+
+def upload_text(player: str, season: str, result: dict) -> str:
+    """One stored season in a line: the score and how it adds up, and the legality verdict."""
     score = result["score"]
-    edicts = " + ".join(f"{e['card']} {e['stars']}" for e in score["edicts"])
-    text = (
-        f"{args.player} {args.season}: {score['total']} ({edicts} + coins {score['coins']} "
-        f"− monsters {score['monster_penalty']}); legality "
-        f"{result['checks']['legality']['verdict']}"
+    edicts = " + ".join(f"{_card(e['card'])} {e['stars']}" for e in score["edicts"])
+    return _(
+        "{player} {season}: {total} ({edicts} + coins {coins} − monsters {penalty}); "
+        "legality {verdict}",
+        player=player,
+        season=say(Word("season", season)),
+        total=score["total"],
+        edicts=edicts,
+        coins=score["coins"],
+        penalty=score["monster_penalty"],
+        verdict=_p("verdict", result["checks"]["legality"]["verdict"]),
     )
-    return emit(args, result, text)
+
+
+def _card(slug: str) -> str:
+    """A card as these lines name it: the slug in English, the printed name in a translation."""
+    return say(Word("card", slug))
 
 
 def standings_text(data: dict) -> str:
+    """The standings after each season and the final ranking, in the language in force."""
     lines = []
     for season in data["seasons"]:
-        mark = "" if season["complete"] else " (not every sheet in yet)"
-        lines.append(f"after {season['season']}{mark}:")
+        name = say(Word("season", season["season"]))
+        if season["complete"]:
+            lines.append(_("after {season}:", season=name))
+        else:
+            lines.append(_("after {season} (not every sheet in yet):", season=name))
         for st in season["standings"]:
-            lines.append(
-                f"  {st['place']}. {st['player']:<16} {st['total']:>4}  (monster stars lost "
-                f"{st['monster_stars_lost']})"
-            )
+            lost = _("(monster stars lost {n})", n=st["monster_stars_lost"])
+            lines.append(f"  {st['place']}. {st['player']:<16} {st['total']:>4}  {lost}")
     if data["final"]:
-        lines.append("final: " + ", ".join(f"{s['place']}. {s['player']}" for s in data["final"]))
-    return "\n".join(lines) or "no season sheets yet"
+        ranking = ", ".join(f"{s['place']}. {s['player']}" for s in data["final"])
+        lines.append(_("final: {ranking}", ranking=ranking))
+    return "\n".join(lines) or _("no season sheets yet")
 
 
 @guarded
@@ -187,15 +221,26 @@ def show(args, store) -> int:
     from api import games
 
     game = games.get_game(store, args.game)
+    return emit(args, game, game_text(game))
+
+
+def game_text(game: dict) -> str:
+    """A game's setup and, for each seat, the season sheets in so far."""
+    edicts = ", ".join(f"{k} {_card(v)}" for k, v in game["edicts"].items())
     text = [
-        f"game {game['id']} {game['name']!r}: side {game['side']}, edicts "
-        + ", ".join(f"{k} {v}" for k, v in game["edicts"].items())
+        _(
+            "game {id} {name}: side {side}, edicts {edicts}",
+            id=game["id"],
+            name=repr(game["name"]),
+            side=game["side"],
+            edicts=edicts,
+        )
     ]
-    text += [
-        f"  seat {p['seat']}: {p['name']:<16} sheets in: {', '.join(p['seasons']) or '-'}"
-        for p in game["players"]
-    ]
-    return emit(args, game, "\n".join(text))
+    for p in game["players"]:
+        seasons = ", ".join(say(Word("season", s)) for s in p["seasons"]) or "-"
+        sheets = _("sheets in: {seasons}", seasons=seasons)
+        text.append("  " + _("seat {seat}:", seat=p["seat"]) + f" {p['name']:<16} {sheets}")
+    return "\n".join(text)
 
 
 @guarded
@@ -207,7 +252,9 @@ def list_all(args, store) -> int:
         args,
         {"games": rows},
         "\n".join(
-            f"{g['id']}  side {g['side']}  {', '.join(g['players'])}  {g['name']}" for g in rows
+            f"{g['id']}  " + _("side {side}", side=g["side"]) + f"  {', '.join(g['players'])}  "
+            f"{g['name']}"
+            for g in rows
         )
-        or "no games",
+        or _("no games"),
     )

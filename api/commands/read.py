@@ -46,17 +46,17 @@ def write_overlay(reading, photo: str, out: str) -> None:
     import cv2
 
     from api.commands import CliError
+    from api.i18n import _
     from vision import draw_overlay, load_photo
 
     loaded = load_photo(photo, target_long_side=100_000)  # full resolution, orientation applied
     picture = draw_overlay(reading, loaded.image)
     if not cv2.imwrite(out, picture):
-        raise CliError(f"cannot write the overlay to {out} (use a .png or .jpg name)", 2)
+        raise CliError(_("cannot write the overlay to {out} (use a .png or .jpg name)", out=out), 2)
 
 
 def run(args: argparse.Namespace) -> int:
-    from api.text_view import draw_maps, legend
-    from api.written_view import format_written, written_fields
+    from api.written_view import written_fields
 
     reading = read_or_fail(args.photo, args.side)
     if args.overlay:
@@ -65,15 +65,26 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({**reading.to_json(), **written}))
     else:
-        panels = [
-            (f"side {reading.side}, {reading.coins} coins", None),
-            ("unsure cells", set(reading.low_confidence_cells)),
-        ]
-        print(draw_maps(reading.sheet, panels, colour=sys.stdout.isatty()))
-        print(legend(reading.sheet, marked=True))
-        print(f"coins {reading.coins} (confidence {reading.coin_confidence:.2f})")
-        for w in reading.warnings:
-            print(f"warning: {w}")
-        for line in format_written(written):
-            print(line)
+        print(reading_in_words(reading, written))
     return 0
+
+
+def reading_in_words(reading, written: dict) -> str:
+    """The reading for a player, in the language in force: the map beside its unsure cells, the
+    key, the coins, the warnings, the written numbers and their checks."""
+    from api.i18n import _, _n
+    from api.messages import say
+    from api.text_view import draw_maps, legend
+    from api.written_view import format_written
+
+    coins = _n("{n} coin", "{n} coins", reading.coins, n=reading.coins)
+    panels = [
+        (_("side {side}, {coins}", side=reading.side, coins=coins), None),
+        (_("unsure cells"), set(reading.low_confidence_cells)),
+    ]
+    lines = [draw_maps(reading.sheet, panels, colour=sys.stdout.isatty())]
+    lines.append(legend(reading.sheet, marked=True))
+    confidence = f"{reading.coin_confidence:.2f}"
+    lines.append(_("coins {n} (confidence {confidence})", n=reading.coins, confidence=confidence))
+    lines += [_("warning: {message}", message=say(w)) for w in reading.warnings]
+    return "\n".join(lines + format_written(written))

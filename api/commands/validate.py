@@ -14,6 +14,8 @@ import json
 from pathlib import Path
 
 from api.commands import CliError
+from api.i18n import _
+from api.messages import say
 from api.sheet_files import load_sheet
 from scoring.sheet import Sheet
 from scoring.sides import cell_name
@@ -45,14 +47,21 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def _read_json(path: str, what: str):
+    """A JSON file's data; ``what`` ("a sheet file", "a card log file") names it in the error."""
     p = Path(path)
     if p.is_dir() or p.stat().st_size > 5_000_000:
-        raise CliError(f"{path}: not a {what} file")
+        raise CliError(_("{path}: not {what}", path=path, what=what))
     try:
         return json.loads(p.read_text(encoding="utf-8"))
     except json.JSONDecodeError as e:
         raise CliError(
-            f"{path} is not valid JSON: {e.msg} at line {e.lineno} column {e.colno}"
+            _(
+                "{path} is not valid JSON: {error} at line {line} column {column}",
+                path=path,
+                error=e.msg,
+                line=e.lineno,
+                column=e.colno,
+            )
         ) from None
 
 
@@ -60,7 +69,7 @@ def _previous(paths: list[str]) -> list[Sheet]:
     out: list[Sheet] = []
     for path in paths:
         if Path(path).read_text(encoding="utf-8").lstrip().startswith("["):
-            data = _read_json(path, "sheet")
+            data = _read_json(path, _("a sheet file"))
             for k, item in enumerate(data):
                 try:
                     out.append(Sheet.from_json(item))
@@ -75,12 +84,12 @@ def run(args: argparse.Namespace) -> int:
     sheet = load_sheet(args.sheet)
     log = None
     if args.log:
-        log = _read_json(args.log, "card log")
+        log = _read_json(args.log, _("a card log file"))
         if isinstance(log, dict) and "card_log" in log:
             log = log["card_log"]
     previous = _previous(args.previous)
     if args.time_limit <= 0:
-        raise CliError("--time-limit must be positive")
+        raise CliError(_("--time-limit must be positive"))
     from scoring.validate import validate  # OR-Tools (0.5 s): only when a sheet is checked
 
     verdict = validate(sheet, log=log, previous=previous or None, time_limit=args.time_limit)
@@ -91,39 +100,69 @@ def run(args: argparse.Namespace) -> int:
     return EXIT[verdict.status]
 
 
-#: What each level of the check looks at, and what it needs (``scoring/validate.py``).
-CHECKED = {
-    "sheet": "the sheet alone: layout, shapes, terrains, coins, four seasons' limits",
-    "log": "the card log: one drawing per revealed card, in order",
-    "seasons": "earlier seasons: nothing drawn earlier changed, coins never went down",
-}
-NEEDS = {
-    "log": "the card log: give the table's card log with --log",
-    "seasons": "earlier seasons: give the sheets of earlier seasons with --previous",
-}
-SAID = {"legal": "passed", "illegal": "FAILED", "cannot-tell": "could not decide in time"}
-VERDICT = {
-    "legal": "This map could have been drawn in a real game.",
-    "illegal": "This map could not have been drawn in a real game.",
-    "cannot-tell": "The check could not decide in its time limit (try a longer --time-limit).",
-}
+def checked(level: str) -> str:
+    """What each level of the check looks at (``scoring/validate.py``)."""
+    return {
+        "sheet": _("the sheet alone: layout, shapes, terrains, coins, four seasons' limits"),
+        "log": _("the card log: one drawing per revealed card, in order"),
+        "seasons": _("earlier seasons: nothing drawn earlier changed, coins never went down"),
+    }[level]
+
+
+def needs(level: str) -> str:
+    """What a level that did not run needs."""
+    return {
+        "log": _("the card log: give the table's card log with --log"),
+        "seasons": _("earlier seasons: give the sheets of earlier seasons with --previous"),
+    }[level]
+
+
+def said(status: str) -> str:
+    """A level's answer in one word or three."""
+    return {
+        "legal": _("passed"),
+        "illegal": _("FAILED"),
+        "cannot-tell": _("could not decide in time"),
+    }[status]
+
+
+def verdict_line(status: str) -> str:
+    """The answer, first line of the verdict."""
+    return {
+        "legal": _("This map could have been drawn in a real game."),
+        "illegal": _("This map could not have been drawn in a real game."),
+        "cannot-tell": _(
+            "The check could not decide in its time limit (try a longer --time-limit)."
+        ),
+    }[status]
+
+
+#: The levels a verdict may lack, in the order they are offered.
+OPTIONAL_LEVELS = ("log", "seasons")
 
 
 def verdict_in_words(verdict) -> str:
-    """The verdict for a player: the answer, what was checked and with what result, what was not and
-    what it needs, then the reasons with their cells."""
-    lines = [VERDICT[verdict.status], "Checked:"]
+    """The verdict for a player, in the language in force: the answer, what was checked and with
+    what result, what was not and what it needs, then the reasons with their cells."""
+    lines = [verdict_line(verdict.status), _("Checked:")]
     ran = {c.level for c in verdict.checks}
-    lines += [
-        f"  {SAID[c.status]:<8} {CHECKED[c.level]} ({c.seconds:.2f} s)" for c in verdict.checks
-    ]
-    missing = [level for level in NEEDS if level not in ran]
+    for c in verdict.checks:
+        seconds = f"{c.seconds:.2f}"
+        line = _("{what} ({seconds} s)", what=checked(c.level), seconds=seconds)
+        lines.append(f"  {said(c.status):<8} {line}")
+    missing = [level for level in OPTIONAL_LEVELS if level not in ran]
     if missing:
-        lines.append("Not checked (needs more input):")
-        lines += [f"  {NEEDS[level]}" for level in missing]
+        lines.append(_("Not checked (needs more input):"))
+        lines += [f"  {needs(level)}" for level in missing]
     if verdict.reasons:
-        lines.append("Why:")
-        for r in verdict.reasons:
-            cells = f" (cells {' '.join(cell_name(c) for c in r.cells)})" if r.cells else ""
-            lines.append(f"  - {r.message}{cells}")
+        lines.append(_("Why:"))
+        lines += [f"  - {reason_in_words(r)}" for r in verdict.reasons]
     return "\n".join(lines)
+
+
+def reason_in_words(reason) -> str:
+    """One reason in the language in force, with the cells it names."""
+    if not reason.cells:
+        return say(reason.message)
+    cells = " ".join(cell_name(c) for c in reason.cells)
+    return _("{reason} (cells {cells})", reason=say(reason.message), cells=cells)

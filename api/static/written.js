@@ -10,7 +10,7 @@ const SEASONS = Object.keys(SEASON_EDICTS);
 const PARTS = ["edict1", "edict2", "coins", "monsters", "total"];
 const SEASON_WORDS = { spring: () => t("Spring"), summer: () => t("Summer"), fall: () => t("Fall"), winter: () => t("Winter") };
 const PART_WORDS = { coins: () => t("coins"), monsters: () => t("monster penalty"), total: () => t("total") };
-/** The written number each check code is about (winter-edicts names its edict in the message). */
+/** The written number each check code is about (winter-edicts: see winterEdictsOff). */
 const CHECK_PART = {
   "season-sum": "total", "winter-coins": "coins", "coins-decrease": "coins", "coins-exceed": "coins",
   "winter-monsters": "monsters", "monsters-exceed": "monsters",
@@ -55,13 +55,22 @@ export function isBlank(written) {
   return writtenRequest(written).seasons_written === null && written.final === null;
 }
 
-/** The input's key for the written number a check is about ("summer.coins", "final"). */
-function checkedKeys(check) {
+/** The winter edicts written otherwise than the map scores them ("edict1", "edict2"), from the
+ * numbers and the map's winter of one answer: its winter-edicts checks come in this order. The
+ * messages are in the player's language, so they are not read for it. */
+function winterEdictsOff(report) {
+  const ours = report?.winter_on_map?.edicts || [];
+  const box = (report?.seasons_written || []).find((b) => b.season === "winter");
+  return ["edict1", "edict2"].filter((_, i) => box && ours[i] && box.edicts[i] !== null && box.edicts[i] !== ours[i].stars);
+}
+
+/** The input's key for the written number a check is about ("summer.coins", "final");
+ * ``winterOff`` (winterEdictsOff) is taken from in order by the winter-edicts checks. */
+function checkedKeys(check, winterOff) {
   if (check.code === "final-sum") return ["final"];
   if (check.code === "winter-edicts") {
-    const edict = /edict ([A-D])/.exec(check.message)?.[1];
-    const at = SEASON_EDICTS.winter.indexOf(edict);
-    return at >= 0 ? [`winter.edict${at + 1}`] : [];
+    const part = winterOff.shift();
+    return part ? [`winter.${part}`] : [];
   }
   const part = CHECK_PART[check.code];
   return part && check.season ? [`${check.season}.${part}`] : [];
@@ -134,7 +143,8 @@ export function renderWritten({ visible, written, report, error }) {
   $("written-panel").hidden = !visible;
   if (!visible) return;
   const off = new Map();
-  for (const check of report?.checks || []) for (const k of checkedKeys(check)) off.set(k, check.message);
+  const winterOff = winterEdictsOff(report);
+  for (const check of report?.checks || []) for (const k of checkedKeys(check, winterOff)) off.set(k, check.message);
   for (const input of document.querySelectorAll("#written-table input[data-written]")) {
     const name = input.dataset.written;
     const [season, part] = name.split(".");
