@@ -12,6 +12,7 @@ import importlib
 import os
 import pkgutil
 import sys
+from collections.abc import Iterator
 
 import api.commands
 from api.commands import CliError
@@ -38,14 +39,24 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         module = importlib.import_module(f"api.commands.{name}")
         if hasattr(module, "add_parser"):
             module.add_parser(sub)
-    for command in sub.choices.values():
+    for command in _commands(parser):
         command.add_argument(
             "--lang",
             type=_language,
+            default=argparse.SUPPRESS,  # a sub-command's parser must not reset its parent's
             help=f"the language to answer in: {', '.join(LANGUAGES)} "
             "(default: LANGUAGE, LC_ALL, LC_MESSAGES or LANG, else English)",
         )
     return parser
+
+
+def _commands(parser: argparse.ArgumentParser) -> Iterator[argparse.ArgumentParser]:
+    """Every command's parser and, below it, its actions' (``game upload``)."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for command in action.choices.values():
+                yield command
+                yield from _commands(command)
 
 
 def _language(tag: str) -> str:
