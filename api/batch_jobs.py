@@ -165,12 +165,11 @@ class BatchJobs:
         progress = self.progress.get(job_id)
         journal = journal_path(results)
         if results.exists() and (progress is None or progress.status in ("done", "failed")):
-            # the journal keeps the messages, so they can be said in the asker's language
-            rows = (
-                rank_rows(journal_rows(journal))
-                if journal.exists()
-                else json.loads(results.read_text())["sheets"]
-            )
+            # each sheet's row as the journal keeps it (its messages, to be said in the asker's
+            # language); a file refused before scoring is only in the results
+            journaled = {r["file"]: r for r in journal_rows(journal)}
+            stored = json.loads(results.read_text())["sheets"]
+            rows = rank_rows([journaled.get(r["file"], r) for r in stored])
             info = (
                 progress.to_json()
                 if progress
