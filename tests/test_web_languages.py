@@ -8,20 +8,24 @@ to check and the score read in that language.
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
 
+from scoring.seasons import score_season
+from scoring.sheet import Sheet
 from tests.test_web_page import (  # noqa: F401  (fixtures: browser, server, sample_photo)
     CHROMIUM,
     DEFAULT_CARDS,
+    ROOT,
     VIEWPORTS,
     browser,
     choose_cards,
     sample_photo,
     server,
 )
-from tests.test_web_player import save
+from tests.test_web_player import save, tiny_png, upload, written_reading
 
 sync_api = pytest.importorskip(
     "playwright.sync_api", reason="playwright is not installed (pip install -e '.[test]')"
@@ -128,5 +132,29 @@ def test_the_game_page_in_the_browsers_language(browser, server):
         assert pg.locator("label[for=edict-A]").inner_text() == "Указ A"
         assert "Вартовий Ліс" in pg.locator("#edict-A").inner_text()
         assert pg.locator("#season option[value=winter]").inner_text() == "Зима"
+    finally:
+        context.close()
+
+
+def test_written_checks_in_ukrainian_mark_the_number_they_are_about(browser, server):
+    """The checks come in the player's language, so the page finds the winter edict a check is
+    about from the numbers, not from the words."""
+    sheet = Sheet.from_json(json.loads((ROOT / "samples" / "typical-a.json").read_text()))
+    winter = score_season(sheet, DEFAULT_CARDS, "winter")
+    stars = [e.result.stars for e in winter.edicts]
+    box = {"coins": winter.coins, "monsters": winter.monster_penalty, "total": winter.total + 2}
+    seasons = [{"season": "winter", "edicts": [stars[0], stars[1] + 2], **box}]  # edict A off
+    context, pg = open_page(browser, server, "uk-UA")
+    try:
+        pg.route(
+            "**/v1/read", lambda route: route.fulfill(json=written_reading(sheet, seasons, None))
+        )
+        choose_cards(pg)
+        upload(pg, "sheet.png", tiny_png())
+        pg.wait_for_selector('#written-table input[data-written="winter.edict2"].off')
+        assert pg.locator("#written-table input.off").count() == 1
+        said = pg.locator("#written-checks li").all_inner_texts()
+        assert said == [f"зима: указ A (Вартовий Ліс) дає {stars[1]} на цій мапі, записано "
+                        f"{stars[1] + 2}"]  # fmt: skip
     finally:
         context.close()
