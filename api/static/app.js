@@ -244,9 +244,7 @@ async function uploadPhoto(file) {
       .sort(([r1, c1], [r2, c2]) => r1 - r2 || c1 - c2);
     const unsure = state.toCheck.length;
     const coinsUnsure = reading.coin_confidence < 0.8 ? " " + t("Check the coin count too.") : "";
-    // the warning naming the cells to check is said by the map's marks; warnings come in the
-    // player's language, and it is the one that names cells (printed names, A1…K11, in every one)
-    const notes = (reading.warnings || []).filter((w) => !/(^|\s)[A-K](1[01]|[1-9])(\s|$)/.test(w))
+    const notes = (reading.warnings || []).filter((w) => !/(^|\s)[A-K](1[01]|[1-9])(\s|$)/.test(w)) // any language: the warning naming cells; the map marks them
       .map((w) => " " + t("Note: {warning}.", { warning: w })).join("");
     const next = unsure ? tn("{n} cell to check, marked in red on the map.", "{n} cells to check, marked in red on the map.", unsure)
       : t("Check the map against your sheet; tap a cell to correct it.");
