@@ -61,16 +61,22 @@ def sheet_words() -> SheetWords:
     )
 
 
-def page_image(
-    side: str, paper: str, dpi: int, variant: str, words: SheetWords | None = None
-) -> np.ndarray:
-    """The whole page (BGR), the sheet centred and as large as the margins allow; its words are
-    ``words``, else those of the language in force."""
+def page_scale(paper: str, dpi: int) -> tuple[int, int, float]:
+    """The page's width and height in pixels, and the sheet's pixels per grid unit on it (as large
+    as the margins allow)."""
     w_mm, h_mm = PAPER_MM[paper]
     px_per_mm = dpi / 25.4
     page_w, page_h = int(round(w_mm * px_per_mm)), int(round(h_mm * px_per_mm))
     usable_w, usable_h = page_w - 2 * MARGIN_MM * px_per_mm, page_h - 2 * MARGIN_MM * px_per_mm
-    px_per_u = min(usable_w / GEOMETRY.sheet.width, usable_h / GEOMETRY.sheet.height)
+    return page_w, page_h, min(usable_w / GEOMETRY.sheet.width, usable_h / GEOMETRY.sheet.height)
+
+
+def page_image(
+    side: str, paper: str, dpi: int, variant: str, words: SheetWords | None = None
+) -> np.ndarray:
+    """The whole page (BGR), the sheet centred on it; its words are ``words``, else those of the
+    language in force."""
+    page_w, page_h, px_per_u = page_scale(paper, dpi)
     sheet = render_sheet(
         side,
         px_per_u=px_per_u,
