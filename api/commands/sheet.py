@@ -2,7 +2,9 @@
 sheet.
 
 Same geometry as the printed pad (``vision/layout.py``), so ``cartographers read`` reads a
-photographed print-out exactly as a real sheet. 300 dpi by default.
+photographed print-out exactly as a real sheet. 300 dpi by default. The printed words are in the
+language in force (``--lang``, else the shell's); letters beyond ASCII need a TrueType font (DejaVu
+Sans).
 """
 
 from __future__ import annotations
@@ -14,8 +16,10 @@ import cv2
 import numpy as np
 
 from api.commands import CliError
+from api.i18n import _, _p
 from vision.layout import GEOMETRY
-from vision.synth.paper import VARIANTS, render_sheet
+from vision.synth.lettering import FontMissing
+from vision.synth.paper import VARIANTS, SheetWords, render_sheet
 
 PAPER_MM = {"a4": (210.0, 297.0), "letter": (215.9, 279.4)}
 MARGIN_MM = 8.0  # most home printers cannot print closer to the edge
@@ -48,14 +52,38 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(run=run)
 
 
-def page_image(side: str, paper: str, dpi: int, variant: str) -> np.ndarray:
-    """The whole page (BGR), the sheet centred and as large as the margins allow."""
+def sheet_words() -> SheetWords:
+    """The sheet's printed words in the language in force."""
+    return SheetWords(
+        cartographer=_p("printed sheet", "CARTOGRAPHER:"),
+        title=_p("printed sheet", "TITLE:"),
+        north=_p("compass", "N"),
+    )
+
+
+def page_scale(paper: str, dpi: int) -> tuple[int, int, float]:
+    """The page's width and height in pixels, and the sheet's pixels per grid unit on it (as large
+    as the margins allow)."""
     w_mm, h_mm = PAPER_MM[paper]
     px_per_mm = dpi / 25.4
     page_w, page_h = int(round(w_mm * px_per_mm)), int(round(h_mm * px_per_mm))
     usable_w, usable_h = page_w - 2 * MARGIN_MM * px_per_mm, page_h - 2 * MARGIN_MM * px_per_mm
-    px_per_u = min(usable_w / GEOMETRY.sheet.width, usable_h / GEOMETRY.sheet.height)
-    sheet = render_sheet(side, px_per_u=px_per_u, variant=variant, rng=np.random.default_rng(0))
+    return page_w, page_h, min(usable_w / GEOMETRY.sheet.width, usable_h / GEOMETRY.sheet.height)
+
+
+def page_image(
+    side: str, paper: str, dpi: int, variant: str, words: SheetWords | None = None
+) -> np.ndarray:
+    """The whole page (BGR), the sheet centred on it; its words are ``words``, else those of the
+    language in force."""
+    page_w, page_h, px_per_u = page_scale(paper, dpi)
+    sheet = render_sheet(
+        side,
+        px_per_u=px_per_u,
+        variant=variant,
+        rng=np.random.default_rng(0),
+        words=sheet_words() if words is None else words,
+    )
     img = sheet.image
     page = np.full((page_h, page_w, 3), 255, np.uint8)
     h, w = img.shape[:2]
@@ -76,7 +104,16 @@ def run(args: argparse.Namespace) -> int:
     if not out.parent.is_dir():
         raise CliError(f"folder {out.parent} does not exist")
     variant = "white-print" if args.white_paper else args.variant
-    page = page_image(args.side, args.paper, args.dpi, variant)
+    try:
+        page = page_image(args.side, args.paper, args.dpi, variant)
+    except FontMissing as e:
+        raise CliError(
+            _(
+                "no font here can print {word}: install DejaVu Sans "
+                "(Debian and Ubuntu: apt-get install fonts-dejavu-core)",
+                word=repr(e.text),
+            )
+        ) from e
     from PIL import Image  # Pillow writes the PDF page and the PNG's dpi
 
     picture = Image.fromarray(cv2.cvtColor(page, cv2.COLOR_BGR2RGB))

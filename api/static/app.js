@@ -1,79 +1,20 @@
 // The Cartographers scorer page: upload a photo → /v1/read; correct cells → /v1/score-map and
-// /v1/validate. No framework, no build step: the state object below is drawn by the render*
-// functions after every change. The numbers written on the sheet are checked with /v1/check-written
-// (written.js).
+// /v1/validate. No framework, no build step: the state object (page.js) is drawn by the render*
+// functions (result.js) after every change; this file talks to the service, takes the photo or the
+// blank sheet, corrects cells and starts the page. The numbers written on the sheet are checked
+// with /v1/check-written (written.js).
 
 import { blankWritten, writtenChecker, writtenFromFields } from "/static/written.js";
 import { languageHeader, languages, language, loadLanguage, t, tn } from "/static/i18n.js";
+import {
+  $, EDICTS, SIZE, cardProblem, cellName, chosenCards, el, icon, key, remaining, setStatus, state, unsureCount,
+} from "/static/page.js";
+import {
+  actions, photoCloseUp, renderCardPickers, renderCheckBar, renderMap, renderOverlay, renderScore, renderVerdict,
+} from "/static/result.js";
 
-const SIZE = 11;
-const ROWS = "ABCDEFGHIJK";
-const EDICTS = ["A", "B", "C", "D"];
-const BACK_NAMES = { "forest": "Forest", "farm-water": "Farm and water", "village": "Village", "placement": "Placement" };
-const TERRAIN_COLOURS = {
-  empty: "transparent", forest: "#2f7a34", village: "#c0392b", farm: "#d4a017",
-  water: "#1f5fa8", monster: "#8e44ad", mountain: "#4b2319", wasteland: "#666",
-};
 /** Where the last edict cards and season are kept on this device. */
 const CHOICE_KEY = "cartographers.edicts";
-
-const state = {
-  sides: {},        // name → layout from /v1/sides
-  drawable: [],     // terrains a player can draw
-  cards: {},        // slug → card from /v1/cards
-  backs: [],
-  sheet: null,      // {side, cells, coins}: what is scored
-  reading: null,    // the last photo reading (for the overlay)
-  report: null,     // the last score report
-  verdict: null,    // the last legality verdict (null: none / not available)
-  selected: null,   // selected score row: a card slug or "monsters"
-  picking: null,    // [r, c] of the cell whose terrain is being chosen
-  photo: null,      // {url, size: [w, h]} of the uploaded photo
-  zoomed: true,     // show the map's part of the photo, upright, not the whole photo
-  toCheck: [],      // [r, c] of the cells the reader was unsure of (drawable ones, row by row)
-  checked: new Set(), // keys of those the player has confirmed or corrected
-  walking: false,   // stepping through the cells to check
-  written: blankWritten(), // the numbers written in the season boxes and the shield
-  writtenReport: null, // the last /v1/check-written answer: checks, checked total, winter on the map
-  writtenError: "", // why the written numbers could not be checked
-};
-
-const $ = (id) => document.getElementById(id);
-const cellName = ([r, c]) => `${ROWS[r]}${c + 1}`;
-const key = ([r, c]) => `${r},${c}`;
-const svgNS = "http://www.w3.org/2000/svg";
-const cellsCount = (n) => tn("{n} cell", "{n} cells", n);
-const unsureCount = (n) => tn("{n} unsure cell", "{n} unsure cells", n);
-const cardName = (slug) => state.cards[slug]?.name || slug;
-const backName = (back) => Object.values(state.cards).find((c) => c.back === back)?.back_name || BACK_NAMES[back] || back;
-const seasonTitle = (name) => { const s = state.seasonTitles?.[name] || name; return s[0].toUpperCase() + s.slice(1); };
-
-function el(tag, attrs = {}, ...children) {
-  const node = tag.startsWith("svg:") ? document.createElementNS(svgNS, tag.slice(4)) : document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === false || v == null) continue;
-    if (k === "text") node.textContent = v;
-    else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
-    else node.setAttribute(k, v === true ? "" : v);
-  }
-  node.append(...children);
-  return node;
-}
-
-function icon(name, cls = "icon") {
-  const svg = el("svg:svg", { viewBox: "0 0 20 20", class: cls, "aria-hidden": "true", focusable: "false" });
-  svg.append(el("svg:use", { href: `#${name}` }));
-  return svg;
-}
-
-/** The status line under the photo buttons; ``detail`` is a smaller line (e.g. the server's own words). */
-function setStatus(text, kind = "", detail = "") {
-  const s = $("status");
-  s.textContent = text;
-  s.className = `status ${kind}`;
-  $("status-detail").textContent = detail;
-  $("status-detail").hidden = !detail;
-}
 
 // ---- talking to the service -------------------------------------------------------------------
 async function api(path, options = {}) {
@@ -115,26 +56,7 @@ function photoTip(e) {
   return tips[e.code]?.() || t("The photo could not be read. Try again with a sharp photo of the whole sheet, taken from above in even light.");
 }
 
-// ---- the edict cards: chosen by the player, remembered on this device -------------------------
-function chosenCards() {
-  return EDICTS.map((e) => $(`edict-${e}`)?.value || "");
-}
-
-/** Why there is no score for the chosen cards yet ("" when the four are chosen and differ). */
-function cardProblem() {
-  const cards = chosenCards();
-  const missing = EDICTS.filter((_, i) => !cards[i]);
-  if (missing.length === 4) return t("Choose the four edict cards to see the score.");
-  if (missing.length) {
-    return tn("Choose the four edict cards to see the score (edict {edicts} still to choose).",
-      "Choose the four edict cards to see the score (edicts {edicts} still to choose).",
-      missing.length, { edicts: missing.join(", ") });
-  }
-  const twice = cards.find((c, i) => cards.indexOf(c) !== i);
-  if (twice) return t("{card} is chosen twice: each edict has its own card.", { card: cardName(twice) });
-  return "";
-}
-
+// ---- the edict cards: remembered on this device ------------------------------------------------
 function saveChoice() {
   try {
     localStorage.setItem(CHOICE_KEY, JSON.stringify({ cards: chosenCards(), season: $("season").value }));
@@ -153,6 +75,7 @@ function restoreChoice() {
   if ([...$("season").options].some((o) => o.value === saved.season)) $("season").value = saved.season;
 }
 
+// ---- scoring, the photo and the blank sheet ----------------------------------------------------
 let scoring = null; // AbortController of the score request in flight
 let checking = null; // AbortController of the legality check in flight
 let scoreSeq = 0;
@@ -275,73 +198,6 @@ function startBlank(side) {
   rescore();
 }
 
-// ---- drawing ----------------------------------------------------------------------------------
-function highlighted() {
-  const r = state.report;
-  if (!r || !state.selected) return new Set();
-  if (state.selected === "monsters") return new Set(r.monster_cells.map(key));
-  return new Set((r.evidence[state.selected] || []).flatMap((e) => e.cells.map(key)));
-}
-
-/** The cells still to check: unsure, and neither confirmed nor corrected yet. */
-function remaining() {
-  return state.toCheck.filter((c) => !state.checked.has(key(c)));
-}
-
-function renderMap() {
-  const { side, cells } = state.sheet;
-  const layout = state.sides[side];
-  const ruins = new Set(layout.ruins.map(key));
-  const lit = highlighted();
-  const unsure = new Set(remaining().map(key));
-  const edited = state.reading ? state.reading.cells : null;
-  const map = $("map");
-  map.replaceChildren();
-  map.classList.toggle("lighting", lit.size > 0);
-  const head = el("div", { role: "row", class: "map-row" }, el("span", { class: "label corner", "aria-hidden": "true" }));
-  for (let c = 0; c < SIZE; c++) head.append(el("span", { class: "label", role: "columnheader", text: c + 1 }));
-  map.append(head);
-  for (let r = 0; r < SIZE; r++) {
-    const row = el("div", { role: "row", class: "map-row" }, el("span", { class: "label", role: "rowheader", text: ROWS[r] }));
-    for (let c = 0; c < SIZE; c++) {
-      const t = cells[r][c];
-      const fixed = t === "mountain" || t === "wasteland";
-      const k = key([r, c]);
-      const classes = ["cell", `t-${t}`, lit.has(k) && "lit", unsure.has(k) && "unsure",
-        edited && edited[r][c] !== t && "edited", state.picking && key(state.picking) === k && "picking"];
-      const label = `${cellName([r, c])}: ${t}${ruins.has(k) ? ", ruins" : ""}${fixed ? " (printed)" : ""}`
-        + `${unsure.has(k) ? ", to check: the reader was unsure" : ""}${lit.has(k) ? ", scores for the selected row" : ""}`;
-      const button = el("button", {
-        type: "button", role: "gridcell", class: classes.filter(Boolean).join(" "), "aria-label": label,
-        "data-r": r, "data-c": c, "data-terrain": t, disabled: fixed,
-        onclick: () => openPicker([r, c]),
-      }, icon(`t-${t}`));
-      if (ruins.has(k)) button.append(icon("ruins", "icon ruins"));
-      row.append(button);
-    }
-    map.append(row);
-  }
-  $("map-side").textContent = `side ${side} · ${layout.title}`;
-  $("coins").value = state.sheet.coins;
-  renderCheckBar();
-}
-
-/** The "Check N cells" bar above the map: how many unsure cells are left, and the walkthrough's start. */
-function renderCheckBar() {
-  const total = state.toCheck.length;
-  const left = remaining().length;
-  const bar = $("check-bar");
-  bar.hidden = !state.sheet || !total;
-  if (bar.hidden) return;
-  bar.classList.toggle("done", left === 0);
-  $("check-count").textContent = left;
-  $("check-text").textContent = left === 0 ? t("All {cells} checked.", { cells: unsureCount(total) })
-    : state.walking ? t("Checking: {cells} left.", { cells: cellsCount(left) })
-      : t("The reader was unsure of {cells}, marked in red.", { cells: cellsCount(left) });
-  $("check-cells").hidden = left === 0 || state.walking;
-  $("check-cells").textContent = tn("Check {n} cell", "Check {n} cells", left);
-}
-
 function naturalSize(url) {
   return new Promise((resolve) => {
     const img = new Image();
@@ -351,161 +207,7 @@ function naturalSize(url) {
   });
 }
 
-/** The SVG transform that turns the photo so the map's grid stands upright in a 1000-unit square
- * (an affine fit to the grid's top-left, top-right and bottom-left corners). */
-function uprightTransform([tl, tr, , bl]) {
-  const W = 1000, ux = tr[0] - tl[0], uy = tr[1] - tl[1], vx = bl[0] - tl[0], vy = bl[1] - tl[1];
-  const det = ux * vy - vx * uy;
-  const a = W * vy / det, c = -W * vx / det, b = -W * uy / det, d = W * ux / det;
-  return [a, b, c, d, -(a * tl[0] + c * tl[1]), -(b * tl[0] + d * tl[1])];
-}
-
-function renderOverlay() {
-  const reading = state.reading;
-  const shown = !!(reading && state.photo && reading.cell_outlines?.length);
-  $("photo-panel").hidden = !shown;
-  document.body.classList.toggle("has-photo", shown);
-  const svg = $("overlay");
-  svg.replaceChildren();
-  if (!shown) return;
-  const [w, h] = state.photo.size;
-  const corners = reading.grid_corners || [];
-  const upright = state.zoomed && corners.length === 4;
-  // Upright: the map's part of the photo and the coin track below it (1 u = 1000 / 11), turned to match
-  // the map beside it; else the whole photo.
-  svg.setAttribute("viewBox", upright ? "-60 -60 1120 1250" : `0 0 ${w} ${h}`);
-  const layer = el("svg:g", upright ? { transform: `matrix(${uprightTransform(corners).join(" ")})` } : {});
-  svg.append(layer);
-  layer.append(el("svg:image", { href: state.photo.url, x: 0, y: 0, width: w, height: h }));
-  $("zoom").textContent = state.zoomed ? t("Show the whole photo") : t("Close-up, map upright");
-  $("zoom").setAttribute("aria-pressed", state.zoomed ? "true" : "false");
-  const lit = highlighted();
-  const unsure = new Set(remaining().map(key));
-  const picking = state.picking ? key(state.picking) : null;
-  reading.cell_outlines.forEach((row, r) => row.forEach((quad, c) => {
-    const t = state.sheet.cells[r][c];
-    const k = key([r, c]);
-    const poly = el("svg:polygon", {
-      points: quad.map(([x, y]) => `${x},${y}`).join(" "),
-      class: ["cell-outline", lit.has(k) && "lit", unsure.has(k) && "unsure", picking === k && "picking"].filter(Boolean).join(" "),
-      fill: TERRAIN_COLOURS[t], "data-r": r, "data-c": c,
-      onclick: () => { if (t !== "mountain" && t !== "wasteland") openPicker([r, c]); },
-    });
-    poly.append(el("svg:title", { text: `${cellName([r, c])}: ${t}` }));
-    layer.append(poly);
-  }));
-  // A ring round each printed coin where the reader looked; the counted ones (as now edited) stand out.
-  const top = reading.cell_outlines[0][0];
-  const cellPx = Math.hypot(top[1][0] - top[0][0], top[1][1] - top[0][1]);
-  (reading.coin_centres || []).forEach(([x, y], i) => {
-    const ring = el("svg:circle", { cx: x, cy: y, r: 0.27 * cellPx, class: i < state.sheet.coins ? "coin-ring counted" : "coin-ring" });
-    ring.append(el("svg:title", { text: `coin ${i + 1}: ${i < state.sheet.coins ? "counted" : "not counted"}` }));
-    layer.append(ring);
-  });
-}
-
-function renderCardPickers() {
-  const box = $("card-pickers");
-  if (box.childElementCount) return;
-  EDICTS.forEach((edict) => {
-    const select = el("select", { id: `edict-${edict}`, onchange: () => { saveChoice(); rescore({ legality: false }); } });
-    select.append(el("option", { value: "", text: t("choose a card"), disabled: true, selected: true }));
-    for (const back of state.backs) {
-      const group = el("optgroup", { label: backName(back) });
-      for (const card of Object.values(state.cards).filter((c) => c.back === back)) {
-        group.append(el("option", { value: card.slug, text: card.name }));
-      }
-      select.append(group);
-    }
-    box.append(el("div", { class: "card-picker" }, el("label", { for: `edict-${edict}`, text: t("Edict {edict}", { edict }) }), select));
-  });
-}
-
-function scoreRow(slug, { edict, stars, counts, label, cls = "" }) {
-  const selected = state.selected === slug;
-  const select = () => { state.selected = selected ? null : slug; renderAll(); };
-  return el("tr", {
-    class: `row ${cls} ${counts ? "" : "idle"} ${selected ? "selected" : ""}`, tabindex: "0",
-    "aria-selected": selected ? "true" : "false", "data-row": slug,
-    onclick: select, onkeydown: (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); select(); } },
-  },
-  el("td", { text: edict }),
-  el("th", { scope: "row" }, label, counts ? "" : el("span", { class: "muted small", text: " " + t("not this season") })),
-  el("td", { class: "num", text: stars }));
-}
-
-function renderScore() {
-  const r = state.report;
-  const problem = cardProblem();
-  const waiting = problem || (!state.sheet ? t("The score appears here once your sheet is read.")
-    : !r ? t("Scoring…") : "");
-  $("score-needs").textContent = waiting;
-  $("score-needs").hidden = !waiting;
-  $("score-needs").classList.toggle("todo", !!problem);
-  $("score-table").hidden = !!waiting;
-  $("score-hint").hidden = !!waiting;
-  const rows = $("score-rows");
-  rows.replaceChildren();
-  $("total").textContent = "–";
-  $("evidence").replaceChildren();
-  $("warnings").textContent = "";
-  if (waiting) return;
-  const season = r.seasons?.length === 1 ? r.seasons[0] : null;
-  const scoring = new Set(season ? season.edicts.map((e) => e.card) : Object.keys(r.cards));
-  for (const [edict, slug] of Object.entries(r.edicts || {})) {
-    rows.append(scoreRow(slug, { edict, stars: r.cards[slug], counts: scoring.has(slug), label: cardName(slug) }));
-  }
-  rows.append(el("tr", { class: "plain" }, el("td"), el("th", { scope: "row", text: t("Coins") }), el("td", { class: "num", text: `+${r.coins}` })));
-  rows.append(scoreRow("monsters", { edict: "", stars: r.monster_penalty ? `−${r.monster_penalty}` : "0", counts: true, label: t("Monster penalty"), cls: "monsters" }));
-  $("total-label").textContent = season ? t("{season} total", { season: seasonTitle(season.season) }) : t("Total of the four seasons");
-  $("total").textContent = r.total;
-
-  const ev = $("evidence");
-  if (state.selected) {
-    const items = state.selected === "monsters"
-      ? r.monster_cells.map((c) => ({ cells: [c], stars: -1, note: "empty cell beside a monster" }))
-      : r.evidence[state.selected] || [];
-    const title = state.selected === "monsters" ? t("Monster penalty") : cardName(state.selected);
-    const rule = state.selected === "monsters" ? "−1 star per empty cell beside a monster." : state.cards[state.selected]?.rule;
-    ev.append(el("h3", { text: title }), el("p", { class: "rule", text: rule }));
-    const list = el("ul");
-    for (const item of items) {
-      const where = item.cells.length > 6 ? `${item.cells.length} cells` : item.cells.map(cellName).join(" ");
-      list.append(el("li", {}, el("b", { text: `${item.stars > 0 ? "+" : ""}${item.stars}★ ` }), `${item.note} · ${where}`));
-    }
-    if (!items.length) list.append(el("li", { text: "Nothing scores for this card yet." }));
-    ev.append(list);
-  }
-  $("warnings").textContent = (r.warnings || []).join(" · ");
-}
-
-function renderVerdict() {
-  const v = state.verdict;
-  const panel = $("legal-panel");
-  panel.hidden = !v;
-  if (!v) return;
-  const reasons = $("reasons");
-  reasons.replaceChildren();
-  if (v.checking) {
-    $("verdict").textContent = t("Checking…");
-    $("verdict").className = "verdict cannot-tell";
-    return;
-  }
-  if (v.unavailable) {
-    $("verdict").textContent = t("Not checked: {reason}", { reason: v.unavailable });
-    $("verdict").className = "verdict cannot-tell";
-    return;
-  }
-  const words = { legal: t("Yes — this sheet can come from a real game."), illegal: t("No — this sheet breaks the rules."),
-    "cannot-tell": t("Cannot tell for sure.") };
-  $("verdict").textContent = words[v.verdict] || v.verdict;
-  $("verdict").className = `verdict ${v.verdict}`;
-  for (const reason of v.reasons || []) {
-    const where = (reason.cells || []).map(cellName).join(" ");
-    reasons.append(el("li", { text: where ? `${reason.message} (${where})` : reason.message }));
-  }
-}
-
+/** Everything drawn again from the state: the result (result.js) and the written numbers. */
 function renderAll() {
   const ready = !!state.sheet;
   document.body.classList.toggle("has-sheet", ready);
@@ -519,20 +221,6 @@ function renderAll() {
 }
 
 // ---- correcting a cell, and checking the unsure ones in turn -----------------------------------
-/** A close-up of one cell in the photo, upright, for the picker (null without a photo grid). */
-function photoCloseUp([r, c]) {
-  const corners = state.reading?.grid_corners || [];
-  if (!state.photo || corners.length !== 4) return null;
-  const u = 1000 / SIZE, pad = 0.7 * u;
-  const svg = el("svg:svg", { class: "closeup", viewBox: `${c * u - pad} ${r * u - pad} ${u + 2 * pad} ${u + 2 * pad}`,
-    role: "img", "aria-label": `${cellName([r, c])} in your photo` });
-  const layer = el("svg:g", { transform: `matrix(${uprightTransform(corners).join(" ")})` });
-  const [w, h] = state.photo.size;
-  layer.append(el("svg:image", { href: state.photo.url, x: 0, y: 0, width: w, height: h }));
-  svg.append(layer, el("svg:rect", { x: c * u, y: r * u, width: u, height: u, class: "closeup-cell" }));
-  return svg;
-}
-
 function openPicker(cell) {
   state.picking = cell;
   const [r, c] = cell;
@@ -638,6 +326,13 @@ function renderLanguagePicker() {
     renderAll();
   };
 }
+
+// What the drawn result does when the player taps a cell, chooses a card or selects a score row.
+Object.assign(actions, {
+  openCell: openPicker,
+  cardsChanged: () => { saveChoice(); rescore({ legality: false }); },
+  changed: renderAll,
+});
 
 async function init() {
   await loadLanguage();

@@ -2,9 +2,10 @@
 
 Everything is our own drawing with OpenCV primitives: parchment, dashed cell lines, the framed
 grid with its labels, the header (name lines, crest, compass rose), printed mountains, ruins
-glyphs, side B's torn rift, the 14-coin track and the season boxes. Variants: ``print`` (the pad),
-``photocopy`` (grey, as home copies are) and ``white-print`` (the sheet printed at home on white
-paper, e.g. with ``cartographers sheet --white-paper``).
+glyphs, side B's torn rift, the 14-coin track and the season boxes. Its words are
+:class:`SheetWords` (English unless given; beyond ASCII set by :mod:`vision.synth.lettering`).
+Variants: ``print`` (the pad), ``photocopy`` (grey, as home copies are) and ``white-print`` (the
+sheet printed at home on white paper, e.g. with ``cartographers sheet --white-paper``).
 
 Coordinates: grid units ``u`` (origin at the top-left of the cell area). A :class:`RenderedSheet`
 covers the sheet box ``GEOMETRY.sheet`` at ``px_per_u`` pixels per unit; ``to_px`` maps units to
@@ -20,6 +21,7 @@ import numpy as np
 
 from scoring.sides import SIDES
 from vision.layout import GEOMETRY, GRID, PALETTES, Box
+from vision.synth import lettering
 
 VARIANTS = ("print", "photocopy", "white-print")
 WHITE_PAPER = (246, 245, 240)  # office paper, for the white-print variant
@@ -30,6 +32,18 @@ ONE = 1 << SHIFT
 def bgr(rgb: tuple[int, int, int]) -> tuple[int, int, int]:
     """An RGB triple from the layout as OpenCV's BGR."""
     return (int(rgb[2]), int(rgb[1]), int(rgb[0]))
+
+
+@dataclass(frozen=True)
+class SheetWords:
+    """The words printed on a sheet, in the sheet's language (the English pad by default)."""
+
+    cartographer: str = "CARTOGRAPHER:"  # the player's name line
+    title: str = "TITLE:"  # the player's title line
+    north: str = "N"  # the compass rose's north
+
+
+ENGLISH = SheetWords()
 
 
 @dataclass
@@ -130,13 +144,18 @@ class Pen:
         weight_u: float = 0.035,
         left: bool = False,
     ) -> None:
-        """Text of cap height ``height_u`` centred on ``centre`` (or starting there if ``left``)."""
+        """Text of cap height ``height_u`` centred on ``centre`` (or starting there if ``left``);
+        beyond ASCII in a TrueType font (:class:`lettering.FontMissing` without one)."""
         thick = self.w(weight_u)
         (tw, th), _ = cv2.getTextSize(s, font, 1.0, thick)
         scale = height_u * self.s / max(th, 1)
         (tw, th), _ = cv2.getTextSize(s, font, scale, thick)
         x, y = self.p(*centre)
         x, y = x / ONE, y / ONE
+        if not s.isascii():  # as tall as these Hershey capitals, on the same baseline
+            caps = lettering.hershey_cap_px(font, scale, thick)
+            lettering.draw_text(self.image, s, (x, y + th / 2), caps, colour, left)
+            return
         org = (int(round(x if left else x - tw / 2)), int(round(y + th / 2)))
         cv2.putText(self.image, s, org, font, scale, colour, thick, cv2.LINE_AA)
 
@@ -158,8 +177,10 @@ def render_sheet(
     px_per_u: float = 60,
     variant: str = "print",
     rng: np.random.Generator | None = None,
+    words: SheetWords = ENGLISH,
 ) -> RenderedSheet:
-    """Draw an empty printed sheet of ``side`` ("A"/"B") at ``px_per_u`` pixels per grid unit."""
+    """Draw an empty printed sheet of ``side`` ("A"/"B") at ``px_per_u`` pixels per grid unit,
+    its header printed with ``words``."""
     if side not in PALETTES:
         raise ValueError(f"unknown sheet side {side!r}: expected 'A' or 'B'")
     if variant not in VARIANTS:
@@ -174,7 +195,7 @@ def render_sheet(
     paper_rgb = WHITE_PAPER if variant == "white-print" else pal.paper
     img = parchment((h, w), paper_rgb, px_per_u, rng)
     pen = Pen(img, px_per_u, origin)
-    draw_header(pen, side)
+    draw_header(pen, side, words)
     draw_cells(pen, side)
     draw_frame(pen, side)
     draw_labels(pen, side)
@@ -366,14 +387,14 @@ def draw_labels(pen: Pen, side: str) -> None:
     pen.text(f"({side})", (GRID - 0.25, -0.55), 0.22, bgr(PALETTES[side].frame), weight_u=0.03)
 
 
-def draw_header(pen: Pen, side: str) -> None:
+def draw_header(pen: Pen, side: str, words: SheetWords = ENGLISH) -> None:
     """Name and title lines, the crest (crown, banner, shield, swords) and a compass rose."""
     pal = PALETTES[side]
     ink = (40, 52, 70)
     frame = bgr(pal.frame)
-    pen.text("CARTOGRAPHER:", (-0.6, -2.7), 0.26, ink, left=True, weight_u=0.03)
+    pen.text(words.cartographer, (-0.6, -2.7), 0.26, ink, left=True, weight_u=0.03)
     pen.line((-0.6, -2.35), (4.0, -2.35), ink, 0.02)
-    pen.text("TITLE:", (-0.6, -1.55), 0.26, ink, left=True, weight_u=0.03)
+    pen.text(words.title, (-0.6, -1.55), 0.26, ink, left=True, weight_u=0.03)
     pen.line((-0.6, -1.2), (4.0, -1.2), ink, 0.02)
     # crest: shield with crossed swords, crown above, ribbon banner below
     cx, cy = 5.45, -2.0
@@ -423,7 +444,7 @@ def draw_header(pen: Pen, side: str) -> None:
         pen.fill([tip, left, (rx, ry)], frame)
         pen.fill([tip, right, (rx, ry)], (200, 215, 225))
         pen.poly([left, tip, right], frame, 0.015)
-    pen.text("N", (rx, ry - rr - 0.18), 0.2, frame, weight_u=0.025)
+    pen.text(words.north, (rx, ry - rr - 0.18), 0.2, frame, weight_u=0.025)
 
 
 def draw_coin_track(pen: Pen, side: str) -> None:
