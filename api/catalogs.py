@@ -4,9 +4,9 @@
 The template (``api/locales/cartographers.pot``) holds every message the code marks — ``_``/``_n``/
 ``_p`` in the faces, ``msg``/``msg_n`` in the rules and the reader (Babel's extractor) — the web
 page's marked text, and the vocabulary taken from the rules' own data (card names and rules,
-terrains, seasons, card backs, what each error code means). ``update`` merges it into every
-language's ``.po`` (new messages come in untranslated, so the catalog test names them); ``add``
-starts a new language from it.
+explore and ambush card names, terrains, seasons, card backs, solo titles, what each error code
+means). ``update`` merges it into every language's ``.po`` (new messages come in untranslated, so
+the catalog test names them); ``add`` starts a new language from it.
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ from api.errors import ERRORS
 from api.i18n import DOMAIN, LANGUAGES, LOCALES
 from api.words import TERRAIN_WORDS
 from scoring.cards import BACK_NAMES, CARDS
-from scoring.seasons import SEASONS
+from scoring.decks import AMBUSH_CARDS, EXPLORE_CARDS
+from scoring.seasons import LOWEST_TITLE, SEASONS, SOLO_TITLES
 
 ROOT = Path(__file__).resolve().parent.parent
 #: ``_``/``_n``/``_p`` in the faces (``api.i18n``); ``msg``/``msg_n`` where the rules and the reader
@@ -43,9 +44,12 @@ def vocabulary() -> list[tuple[str, str]]:
     """(context, English) of every game word that lives in the rules' data, not in a call."""
     words = [("card", c.name) for c in CARDS.values()]
     words += [("card rule", c.rule) for c in CARDS.values()]
+    words += [("explore card", c.name) for c in EXPLORE_CARDS]
+    words += [("ambush card", c.name) for c in AMBUSH_CARDS]
     words += [("terrain", w) for w in TERRAIN_WORDS.values()]
     words += [("season", s.name) for s in SEASONS]
     words += [("back", b) for b in BACK_NAMES.values()]
+    words += [("solo title", t) for _floor, t in SOLO_TITLES] + [("solo title", LOWEST_TITLE)]
     words += [("error", kind.meaning) for kind in ERRORS.values()]
     return words
 

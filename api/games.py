@@ -28,7 +28,8 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
 from api.store import GameRow, PlayerRow, RevealedRow, SeasonSheetRow, Store
-from scoring.decks import get_deck_card
+from api.words import card_slug_any, deck_slug_any
+from scoring.cards import CardError
 from scoring.message import Word, from_data, msg, to_data
 from scoring.seasons import SEASON_BY_NAME, SEASONS, check_setup, rank_players, score_season
 from scoring.sheet import Sheet
@@ -60,11 +61,12 @@ class GameSetup:
 
     players: tuple[str, ...]  # seating order, clockwise
     side: str
-    cards: tuple[str, ...]  # edicts A, B, C, D
+    cards: tuple[str, ...]  # edicts A, B, C, D: slugs, or names in any language
     name: str = ""
     revealed: dict[str, list[str]] = field(default_factory=dict)  # season → cards revealed
 
     def __post_init__(self) -> None:
+        """Checks the setup and keeps every card as its slug, however it was named."""
         names = [p.strip() for p in self.players]
         if not 1 <= len(names) <= MAX_PLAYERS or not all(names):
             raise GameError(
@@ -75,16 +77,18 @@ class GameSetup:
         if self.side not in SIDES:
             raise GameError("bad-game", f"side must be A or B, got {self.side!r}")
         try:
-            check_setup(list(self.cards))
-        except ValueError as e:
+            cards = tuple(card_slug_any(c) for c in self.cards)
+            check_setup(list(cards))
+        except (ValueError, TypeError, AttributeError) as e:
             raise GameError("bad-cards", str(e)) from None
-        for season, cards in self.revealed.items():
-            check_revealed(season, cards)
+        revealed = {season: check_revealed(season, c) for season, c in self.revealed.items()}
+        object.__setattr__(self, "cards", cards)
+        object.__setattr__(self, "revealed", revealed)
 
 
-def check_revealed(season: str, cards: list[str]) -> None:
-    """A season name and a list of explore/ambush card
-    slugs, or ``GameError`` naming the bad one."""
+def check_revealed(season: str, cards: list[str]) -> list[str]:
+    """The slugs of the explore and ambush cards revealed in ``season``, each named by its slug
+    or by its name in any language; ``GameError`` naming the bad season or card."""
     if season not in SEASON_BY_NAME:
         raise GameError(
             "bad-season", f"unknown season {season!r}; expected one of {', '.join(SEASON_NAMES)}"
@@ -93,13 +97,13 @@ def check_revealed(season: str, cards: list[str]) -> None:
         raise GameError(
             "bad-log", f"the cards revealed in {season} must be a non-empty list of card slugs"
         )
-    for slug in cards:
+    slugs = []
+    for card in cards:
         try:
-            get_deck_card(slug)
-        except (ValueError, KeyError, TypeError):
-            raise GameError(
-                "bad-log", f"{season}: unknown explore or ambush card {slug!r}"
-            ) from None
+            slugs.append(deck_slug_any(card))
+        except CardError as e:
+            raise GameError("bad-log", f"{season}: {e}") from None
+    return slugs
 
 
 # ---- reading the database ------------------------------------------------------------------------
@@ -191,8 +195,9 @@ def list_games(store: Store) -> list[dict]:
 
 
 def reveal_cards(store: Store, game_id: str, season: str, cards: list[str]) -> dict:
-    """Record (or correct) the cards revealed in one season."""
-    check_revealed(season, cards)
+    """Record (or correct) the cards revealed in one season (slugs, or names in any language;
+    kept as slugs)."""
+    cards = check_revealed(season, cards)
     with store.transaction() as s:
         game = _game(s, game_id)
         row = s.get(RevealedRow, (game_id, season))

@@ -13,6 +13,11 @@ shapes unchanged: a message stays a string). English is the Message's own text, 
 ('3 монети', {'checks': [{'message': '3 монети'}]}, 'осінь')
 >>> say(m), type(say(m)).__name__
 ('3 coins', 'str')
+>>> with speaking("es"):
+...     say(Number(0.834, "percent")), decimal(0.98), percent(0.05)
+('83\xa0%', '0,98', '5\xa0%')
+>>> decimal(0.98), percent(0.05)
+('0.98', '5%')
 """
 
 from __future__ import annotations
@@ -21,9 +26,11 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from babel.numbers import format_decimal, format_percent
+
 from api.i18n import DEFAULT_LANGUAGE, catalog, current_language, negotiate, speaking
 from api.words import back_name, card_name, season_name, terrain_name
-from scoring.message import Joined, Message, Word
+from scoring.message import Joined, Message, Number, Word
 
 if TYPE_CHECKING:  # the command line uses this module too, without loading the web framework
     from starlette.requests import Request
@@ -41,10 +48,13 @@ WORDS: dict[str, Callable[[str], str]] = {
 
 
 def say(text: str) -> str:
-    """``text`` in the language in force: translated when it is a Message, a Word or a Joined;
-    any other string as it is."""
-    if current_language() == DEFAULT_LANGUAGE or not isinstance(text, Message | Word | Joined):
+    """``text`` in the language in force: translated when it is a Message, a Word or a Joined,
+    written the language's way when it is a Number; any other string as it is."""
+    language = current_language()
+    if language == DEFAULT_LANGUAGE or not isinstance(text, Message | Word | Joined | Number):
         return str(text)
+    if isinstance(text, Number):
+        return _number(text, language)
     if isinstance(text, Word):
         name = WORDS.get(text.kind)
         return name(text.token) if name else str(text)
@@ -65,6 +75,24 @@ def _say_message(message: Message) -> str:
     except (KeyError, IndexError, ValueError):  # a broken translation: English beats a crash
         log.warning("translation of %r does not fit its values", message.template)
         return str(message)
+
+
+def _number(number: Number, language: str) -> str:
+    """A decimal or a percent as the language writes it ("0,83", "83 %"), digits as in English."""
+    if number.style == "percent":
+        return format_percent(number.value, locale=language)
+    pattern = "0." + "0" * number.digits if number.digits else "0"
+    return format_decimal(number.value, format=pattern, locale=language)
+
+
+def decimal(value: float, digits: int = 2) -> str:
+    """``value`` with ``digits`` after the point, in the language in force ("0.98", "0,98")."""
+    return say(Number(value, "decimal", digits))
+
+
+def percent(value: float) -> str:
+    """``value`` (0.05 for 5 %) as whole percents, in the language in force ("5%", "5 %")."""
+    return say(Number(value, "percent"))
 
 
 def localised(data: Any) -> Any:

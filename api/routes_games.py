@@ -33,17 +33,22 @@ class GameRequest(BaseModel):
     )
     side: str = Field(description="'A' or 'B'")
     cards: list[str] | str = Field(
-        description="the four scoring cards under edicts A–D (slugs, list or comma-separated)"
+        description="the four scoring cards under edicts A–D (slugs, or names in any of the "
+        "four languages; list or comma-separated); the game keeps slugs"
     )
     name: str = Field("", max_length=200, description="a label, e.g. 'Round 2, table 5'")
     revealed: dict[str, list[str]] = Field(
         default_factory=dict,
-        description="season → explore/ambush card slugs revealed, in order (optional)",
+        description="season → explore/ambush cards revealed, in order (optional): slugs, or names "
+        "in any of the four languages; the game keeps slugs",
     )
 
 
 class RevealedRequest(BaseModel):
-    cards: list[str] = Field(description="explore/ambush card slugs revealed this season, in order")
+    cards: list[str] = Field(
+        description="explore/ambush cards revealed this season, in order: slugs, or names in any "
+        "of the four languages; the game keeps slugs"
+    )
 
 
 async def in_thread(fn, *args: Any, **kwargs: Any) -> Any:

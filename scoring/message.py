@@ -7,8 +7,9 @@ placeholders), its values and, when a count decides the wording, the plural temp
 count. A Message *is* its English text (a ``str``), so everything that stores, joins, compares or
 prints it — JSON, CSV, logs, the tests — sees the English it always saw; a face that speaks another
 language swaps it for the translation (``api/messages.py``). A value that is itself a word of the
-game (a season, a terrain, a card, a card back) is a :class:`Word`, and a list a :class:`Joined`,
-so the face names those in the player's language too.
+game (a season, a terrain, a card, a card back) is a :class:`Word`, a list a :class:`Joined` and a
+decimal or a percent a :class:`Number`, so the face names those in the player's language too and
+writes the numbers its way (``0,83``, ``83 %``).
 
 ``msg`` and ``msg_n`` are the catalogs' extraction keywords (``api/catalogs.py``): a template
 written any other way is not found, so never translated.
@@ -20,6 +21,8 @@ written any other way is not found, so never translated.
 'fall: 4 written'
 >>> from_data(to_data([m])) == [m] and isinstance(from_data(to_data(m)), Message)
 True
+>>> Number(0.834, "percent"), Number(0.98), from_data(to_data(Number(0.5, "percent", 0))).value
+('83%', '0.98', 0.5)
 """
 
 from __future__ import annotations
@@ -68,8 +71,9 @@ class Message(_Frozen):
 
 class Word(_Frozen):
     """A word of the game inside a message: ``kind`` (``season``, ``terrain``, ``card``,
-    ``back``) and ``token`` (the season's name, the terrain's JSON name, the card's slug, the
-    back's key); its English text is ``english`` (default: the token itself)."""
+    ``back``) and ``token`` (the season's name, the terrain's JSON name, the slug of a scoring,
+    explore or ambush card, the back's key); its English text is ``english`` (default: the token
+    itself)."""
 
     kind: str
     token: str
@@ -81,6 +85,30 @@ class Word(_Frozen):
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (Word, (self.kind, self.token, str(self)))
+
+
+class Number(_Frozen):
+    """A number a player reads as a decimal (``style="decimal"``, ``digits`` after the point) or a
+    percent (``style="percent"``, whole percents); its English text is Python's own formatting
+    (``0.83``, ``83%``), so English stays as it always was and a face writes it its own way."""
+
+    value: float
+    style: str
+    digits: int
+
+    def __new__(cls, value: float, style: str = "decimal", digits: int = 2) -> Number:
+        if style == "percent":
+            english = f"{value:.0%}"
+        elif style == "decimal":
+            english = f"{value:.{digits}f}"
+        else:
+            raise ValueError(f"unknown number style {style!r}")
+        self = super().__new__(cls, english)
+        self._set(value=float(value), style=style, digits=digits)
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Number, (self.value, self.style, self.digits))
 
 
 class Joined(_Frozen):
@@ -111,8 +139,9 @@ def msg_n(singular: str, plural: str, count: int, /, **params: object) -> Messag
 
 
 def to_data(value: Any) -> Any:
-    """``value`` with every Message, Word and Joined in it as plain JSON that :func:`from_data`
-    turns back: what a journal or a database keeps, so a later answer can still translate it."""
+    """``value`` with every Message, Word, Joined and Number in it as plain JSON that
+    :func:`from_data` turns back: what a journal or a database keeps, so a later answer can still
+    translate it."""
     if isinstance(value, Message):
         params = {k: to_data(v) for k, v in value.params.items()}
         return {"$message": [value.template, value.plural, value.number, params]}
@@ -120,6 +149,8 @@ def to_data(value: Any) -> Any:
         return {"$word": [value.kind, value.token, str(value)]}
     if isinstance(value, Joined):
         return {"$joined": [[to_data(i) for i in value.items], value.sep]}
+    if isinstance(value, Number):
+        return {"$number": [value.value, value.style, value.digits]}
     if isinstance(value, dict):
         return {k: to_data(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
@@ -138,6 +169,8 @@ def from_data(value: Any) -> Any:
         if len(value) == 1 and "$joined" in value:
             items, sep = value["$joined"]
             return Joined([from_data(i) for i in items], sep)
+        if len(value) == 1 and "$number" in value:
+            return Number(*value["$number"])
         return {k: from_data(v) for k, v in value.items()}
     if isinstance(value, list):
         return [from_data(v) for v in value]

@@ -10,6 +10,7 @@ import pickle
 import re
 import shutil
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from fastapi.testclient import TestClient
@@ -22,7 +23,7 @@ from api.i18n import speaking
 from api.messages import localised, say
 from api.service import create_app
 from scoring.legality.seasons_level import check_changes
-from scoring.message import Joined, Message, Word, from_data, msg, msg_n, to_data
+from scoring.message import Joined, Message, Number, Word, from_data, msg, msg_n, to_data
 from scoring.seasons import check_setup
 from scoring.sheet import Sheet
 from scoring.terrain import Terrain
@@ -155,10 +156,10 @@ def test_messages_in_the_players_language(made: str, language: str, words: str) 
 @pytest.mark.parametrize(
     ("count", "language", "forms"),
     [
-        (1, "uk", "1 клітинка для перевірки"),
-        (3, "uk", "3 клітинки для перевірки"),
-        (11, "uk", "11 клітинок для перевірки"),
-        (21, "uk", "21 клітинка для перевірки"),
+        (1, "uk", "1 комірка для перевірки"),
+        (3, "uk", "3 комірки для перевірки"),
+        (11, "uk", "11 комірок для перевірки"),
+        (21, "uk", "21 комірка для перевірки"),
         (1, "es", "1 casilla por comprobar"),
         (2, "pt_BR", "2 espaços para verificar"),
         (1, "en", "1 cell to check"),
@@ -269,6 +270,7 @@ def test_batch_summary_in_ukrainian(capsys, tmp_path: Path) -> None:
     assert status == 0
     lines = out.splitlines()
     assert lines[0].startswith("2 аркуші: підраховано 2, не вдалося 0, пропущено 1"), lines[0]
+    assert re.search(r"пропущено 1 \(\d+,\d с\); результати в ", lines[0]), lines[0]
     assert lines[2].split() == ["місце", "файл", "разом", "монстри", "допустимість", "перевірити"]
     assert re.search(r"^\s+1\s+ana\.json\s+20\s+-24\s+допустимий", out, re.M), out
     assert "  notes.md: не фото й не файл аркуша" in lines
@@ -297,10 +299,10 @@ def test_game_text_in_spanish(capsys, tmp_path: Path) -> None:
 def test_read_in_ukrainian(capsys) -> None:
     status, out, _ = run(capsys, "read", SAMPLE_PHOTO, "--lang", "uk")
     assert status == 0
-    assert "сумнівні клітинки" in out and "легенда: T ліс" in out
+    assert "сумнівні комірки" in out and "легенда: T ліс" in out
     check = [line for line in out.splitlines() if "для перевірки:" in line]
     assert len(check) == 1 and re.fullmatch(
-        r"попередження: \d+ клітин(ка|ки|ок) для перевірки:( [A-K](?:[1-9]|1[01])){1,12}"
+        r"попередження: \d+ комір(ка|ки|ок) для перевірки:( [A-K](?:[1-9]|1[01])){1,12}"
         r"( і ще \d+)?",
         check[0],
     ), check
@@ -427,3 +429,89 @@ def test_the_journal_keeps_the_messages(tmp_path: Path) -> None:
     assert isinstance(row["warnings"][0], Message)
     with speaking("uk"):
         assert say(row["warnings"][0]).startswith("21 монета")
+
+
+# ---- numbers in the player's locale -------------------------------------------------------------
+def reader_warnings(glare: float, sure: float) -> list[Message]:
+    """The reader's warnings for a photo whose cell area is ``glare`` white and whose coin count
+    is ``sure`` certain (the photo itself stood in for by what the warnings look at)."""
+    import numpy as np
+
+    from vision.reader import _warnings
+
+    cells = np.zeros((100, 100, 3), np.uint8)
+    cells[: int(round(glare * 100))] = 255  # that share of the rows saturated white
+    upright = SimpleNamespace(cell_size_px=lambda: 40.0)
+    orientation = SimpleNamespace(
+        mountains_unclear=False, may_be_shifted=False, upside_down_doubt=False
+    )
+    coins = SimpleNamespace(count=3, confidence=sure)
+    return _warnings(SimpleNamespace(scale=1.0), upright, cells, orientation, [], coins)
+
+
+@pytest.mark.parametrize(
+    ("language", "glare", "coins"),
+    [
+        ("en", "glare on 23% of the map: tilt", "coin count 3 is uncertain (57% sure)"),
+        ("es", "reflejo en el 23\xa0% del mapa", "(57\xa0% de certeza)"),
+        ("pt_BR", "reflexo em 23% do mapa", "(57% de certeza)"),
+        ("uk", "відблиск на 23% мапи", "(впевненість 57%)"),
+    ],
+)
+def test_the_readers_percents_in_the_players_locale(language: str, glare: str, coins: str) -> None:
+    warnings = reader_warnings(0.23, 0.57)
+    assert "glare on 23% of the map: tilt the sheet away from the light" in warnings  # English
+    assert any(w.startswith("coin count 3 is uncertain (57% sure)") for w in warnings)
+    with speaking(language):
+        said = [say(w) for w in warnings]
+    assert any(glare in s for s in said), said
+    assert any(coins in s for s in said), said
+    stored = json.loads(json.dumps(to_data(warnings)))
+    for back in (pickle.loads(pickle.dumps(warnings)), from_data(stored)):
+        with speaking(language):
+            assert [say(w) for w in back] == said  # kept by the journal and the database
+
+
+@pytest.mark.parametrize(
+    ("number", "language", "said"),
+    [
+        (Number(0.834, "percent"), "en", "83%"),
+        (Number(0.834, "percent"), "es", "83\xa0%"),
+        (Number(0.05, "percent"), "uk", "5%"),
+        (Number(0.98), "en", "0.98"),
+        (Number(0.98), "pt_BR", "0,98"),
+        (Number(12.25, "decimal", 1), "uk", "12,2"),
+        (Number(1234.5, "decimal", 1), "es", "1234,5"),
+        (Number(1234.5, "decimal", 1), "en", "1234.5"),
+    ],
+)
+def test_numbers_are_written_the_players_way(number: Number, language: str, said: str) -> None:
+    with speaking(language):
+        assert say(number) == said
+    english = (
+        f"{number.value:.0%}" if number.style == "percent" else f"{number.value:.{number.digits}f}"
+    )
+    assert str(number) == english and json.dumps([number]) == json.dumps([english])
+
+
+@pytest.mark.parametrize(
+    ("lang", "pattern"),
+    [
+        ("en", r"^coins \d+ \(confidence \d\.\d\d\)$"),
+        ("es", r"^monedas \d+ \(confianza \d,\d\d\)$"),
+        ("uk", r"^монети \d+ \(впевненість \d,\d\d\)$"),
+    ],
+)
+def test_read_writes_the_coin_confidence_the_players_way(capsys, lang: str, pattern: str) -> None:
+    status, out, _ = run(capsys, "read", SAMPLE_PHOTO, "--lang", lang)
+    assert status == 0 and re.search(pattern, out, re.M), out
+
+
+@pytest.mark.parametrize(
+    ("lang", "pattern"),
+    [("en", r"\(\d+\.\d\d s\)$"), ("uk", r"\(\d+,\d\d с\)$"), ("pt_BR", r"\(\d+,\d\d s\)$")],
+)
+def test_validate_writes_its_seconds_the_players_way(capsys, impossible_sheet, lang, pattern):
+    status, out, _ = run(capsys, "validate", impossible_sheet, "--lang", lang)
+    timed = [line for line in out.splitlines() if line.startswith("  ") and "(" in line]
+    assert timed and all(re.search(pattern, line) for line in timed), out

@@ -36,10 +36,17 @@ pytestmark = pytest.mark.skipif(
 
 #: Per language: the browser locale, and words the page must show after reading the sample photo.
 EXPECTED = {
-    "uk": ("uk-UA", "Підрахунок для Картографів", "Прочитано сторону A.", "Вартовий Ліс", "клітин"),
-    "es": ("es-ES", "Puntuador de Cartógrafos", "Lado A leído.", "Bosque Centinela", "casill"),
+    "uk": ("uk-UA", "Підрахунок для Картографів", "Прочитано сторону A.", "Вартовий Ліс", "комір"),
+    "es": ("es-ES", "Puntuador de Cartographers", "Lado A leído.", "Bosque Centinela", "casill"),
     "pt_BR": ("pt-BR", "Placar de Cartógrafos", "Lado A lido.", "Bosque Sentinela", "espaço"),
     "en": ("en-US", "Cartographers scorer", "Read side A.", "Sentinel Wood", "cell"),
+}
+#: The side read, over the map: its name as the rulebooks call it.
+MAP_SIDE = {
+    "uk": "сторона A · Дикі землі",
+    "es": "lado A · Selva",
+    "pt_BR": "lado A · Ermos",
+    "en": "side A · Wilderness",
 }
 
 
@@ -77,6 +84,7 @@ def test_a_sample_photo_read_in_the_browsers_language(browser, server, sample_ph
         # the reader's warning listing them, in this language too, is left to the map's marks
         assert not re.search(r"\b[A-K](1[01]|[1-9]) [A-K](1[01]|[1-9])\b", status), status
         assert pg.locator("#edict-A option:checked").inner_text() == sentinel
+        assert pg.locator("#map-side").inner_text() == MAP_SIDE[language]
         assert sentinel in pg.locator("#score-rows").inner_text()
         if pg.locator("#check-cells").is_visible():
             assert cells in pg.locator("#check-cells").inner_text().lower()
@@ -132,6 +140,12 @@ def test_the_game_page_in_the_browsers_language(browser, server):
         assert pg.locator("label[for=edict-A]").inner_text() == "Указ A"
         assert "Вартовий Ліс" in pg.locator("#edict-A").inner_text()
         assert pg.locator("#season option[value=winter]").inner_text() == "Зима"
+        body = {"players": ["Ana", "Ben"], "side": "B", "cards": DEFAULT_CARDS}
+        game = pg.request.post(server + "/v1/games", data=body).json()["id"]
+        pg.goto(server + f"/static/game.html?id={game}")
+        pg.wait_for_selector("body.ready")
+        assert pg.locator("#game-label").inner_text() == f"({game}, сторона B)"
+        assert pg.locator("#status").inner_text().startswith(f"Партія {game}: укази A Вартовий Ліс")
     finally:
         context.close()
 

@@ -24,7 +24,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from scoring.message import Joined, msg, msg_n
+from scoring.message import Joined, Number, msg, msg_n
 from scoring.sheet import Sheet
 from scoring.sides import SIDES, cell_name
 from scoring.terrain import Terrain
@@ -447,11 +447,10 @@ def _warnings(
         out.append(msg("photo looks blurred: hold still or focus on the sheet"))
     glare = _glare(cells)
     if glare > GLARE_FRACTION_MAX:
-        percent = f"{glare:.0%}"
         out.append(
             msg(
                 "glare on {percent} of the map: tilt the sheet away from the light",
-                percent=percent,
+                percent=Number(glare, "percent"),
             )
         )
     out += _orientation_warnings(orientation, unfamiliar)
@@ -473,7 +472,7 @@ def _warnings(
             )
         )
     if coins.confidence < 0.8:
-        sure = f"{coins.confidence:.0%}"
+        sure = Number(coins.confidence, "percent")
         out.append(
             msg(
                 "coin count {count} is uncertain ({percent} sure): count the filled coins on the "

@@ -10,7 +10,7 @@ import sys
 from api.batch import BatchOptions, run_batch
 from api.commands import CliError
 from api.i18n import _, _n, _p
-from api.messages import say
+from api.messages import decimal, say
 from api.words import parse_cards_any as parse_cards
 
 
@@ -136,7 +136,7 @@ def _counts(summary) -> str:
     done = _("{n} scored", n=summary.scored)
     if summary.resumed:
         done = _("{scored}, {n} already done", scored=done, n=summary.resumed)
-    seconds = f"{summary.seconds:.1f}"
+    seconds = decimal(summary.seconds, 1)
     return _(
         "{sheets}: {done}, {failed} failed, {skipped} skipped ({seconds} s); results in {out}",
         sheets=scored,

@@ -14,7 +14,7 @@ from pathlib import Path
 from api.commands import CliError
 from api.i18n import DEFAULT_LANGUAGE, _, _p, current_language
 from api.messages import say
-from scoring.message import Word
+from scoring.message import Joined, Word
 from scoring.seasons import SEASONS as _SEASONS
 
 # api.games and api.store pull in SQLAlchemy (0.4 s): each action imports them when it runs, so
@@ -43,14 +43,22 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "--players", required=True, help="names in seating order, clockwise: Ana,Ben,Caz"
     )
     c.add_argument("--side", required=True, choices=["A", "B"])
-    c.add_argument("--cards", required=True, help="C1,C2,C3,C4: the cards under edicts A–D")
+    c.add_argument(
+        "--cards",
+        required=True,
+        help="C1,C2,C3,C4: the cards under edicts A–D (slugs or names in any language)",
+    )
     c.add_argument("--name", default="", help="a label, e.g. 'Round 2, table 5'")
     c.set_defaults(run=create)
 
     r = add("reveal", help="record the explore/ambush cards revealed in a season")
     r.add_argument("game")
     r.add_argument("season", choices=SEASONS)
-    r.add_argument("cards", help="card slugs in the order revealed, comma-separated")
+    r.add_argument(
+        "cards",
+        help="the cards in the order revealed, comma-separated: slugs or names in any language "
+        "('hamlet,Great River,Vilarejo')",
+    )
     r.set_defaults(run=reveal)
 
     u = add("upload", help="a player's sheet at the end of a season: photo, .json or .txt")
@@ -141,7 +149,7 @@ def reveal(args, store) -> int:
     game = games.reveal_cards(
         store, args.game, args.season, [c.strip() for c in args.cards.split(",") if c.strip()]
     )
-    cards = ", ".join(game["revealed"][args.season])
+    cards = say(Joined([Word("card", slug) for slug in game["revealed"][args.season]]))
     return emit(args, game, f"{say(Word('season', args.season))}: {cards}")
 
 
@@ -186,7 +194,8 @@ def upload_text(player: str, season: str, result: dict) -> str:
 
 
 def _card(slug: str) -> str:
-    """A card as these lines name it: the slug in English, the printed name in a translation."""
+    """A card as these lines name it: the slug in English, the printed name in a translation
+    (scoring, explore and ambush cards alike)."""
     return say(Word("card", slug))
 
 

@@ -73,7 +73,7 @@ def reading_in_words(reading, written: dict) -> str:
     """The reading for a player, in the language in force: the map beside its unsure cells, the
     key, the coins, the warnings, the written numbers and their checks."""
     from api.i18n import _, _n
-    from api.messages import say
+    from api.messages import decimal, say
     from api.text_view import draw_maps, legend
     from api.written_view import format_written
 
@@ -84,7 +84,7 @@ def reading_in_words(reading, written: dict) -> str:
     ]
     lines = [draw_maps(reading.sheet, panels, colour=sys.stdout.isatty())]
     lines.append(legend(reading.sheet, marked=True))
-    confidence = f"{reading.coin_confidence:.2f}"
+    confidence = decimal(reading.coin_confidence, 2)
     lines.append(_("coins {n} (confidence {confidence})", n=reading.coins, confidence=confidence))
     lines += [_("warning: {message}", message=say(w)) for w in reading.warnings]
     return "\n".join(lines + format_written(written))

@@ -13,6 +13,10 @@ import json
 from pathlib import Path
 
 from api.commands import CliError
+from api.i18n import DEFAULT_LANGUAGE, _, _n, current_language
+from api.messages import say
+from api.words import solo_title
+from scoring.message import Word
 from scoring.seasons import SEASONS
 from scoring.simulator import STRATEGIES, simulate
 
@@ -58,17 +62,54 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(record.to_json(), indent=1))
         return 0
-    edicts = ", ".join(f"{e}: {c}" for e, c in zip("ABCD", record.cards))
-    print(
-        f"{record.players} player(s), side {record.side}, seed {record.seed}, {record.strategy} — "
-        f"{edicts}"
-    )
-    for s in record.seasons:
-        print(f"  {s['season']:<7} {' '.join(s['cards'])}")
-    for st in record.ranking:
-        print(f"  {st.place}. {st.player} {st.total} stars (monsters cost {st.monster_stars_lost})")
-    if record.solo is not None:
-        print(f"  solo rating {record.solo.rating}: {record.solo.title}")
-    for p, sheet in enumerate(record.final_sheets):
-        print(f"\nP{p + 1}\n{sheet.to_text()}", end="")
+    print(record_in_words(record), end="")
     return 0
+
+
+def record_in_words(record) -> str:
+    """The game for a player, in the language in force: the setup, the cards revealed each season,
+    the ranking (and the solo rating), then every player's final sheet in its text form. Cards are
+    named by their slugs in English, by their printed names in a translation."""
+    english = current_language() == DEFAULT_LANGUAGE
+    name = lambda slug: say(Word("card", slug))  # noqa: E731
+    edicts = ", ".join(f"{e}: {name(c)}" for e, c in zip("ABCD", record.cards))
+    # "player(s)" and "stars" read the same for every count in English; a translation has forms
+    lines = [
+        _n(
+            "{n} player(s), side {side}, seed {seed}, {strategy} — {edicts}",
+            "{n} player(s), side {side}, seed {seed}, {strategy} — {edicts}",
+            record.players,
+            n=record.players,
+            side=record.side,
+            seed=record.seed,
+            strategy=record.strategy,
+            edicts=edicts,
+        )
+    ]
+    seasons = {s["season"]: say(Word("season", s["season"])) for s in record.seasons}
+    width = max([7, *(len(n) + 1 for n in seasons.values())])
+    for s in record.seasons:
+        cards = (" " if english else ", ").join(name(c) for c in s["cards"])
+        lines.append(f"  {seasons[s['season']]:<{width}} {cards}")
+    for st in record.ranking:
+        standing = _n(
+            "{place}. {player} {total} stars (monsters cost {lost})",
+            "{place}. {player} {total} stars (monsters cost {lost})",
+            st.total,
+            place=st.place,
+            player=st.player,
+            total=st.total,
+            lost=st.monster_stars_lost,
+        )
+        lines.append(f"  {standing}")
+    if record.solo is not None:
+        rating = _(
+            "solo rating {rating}: {title}",
+            rating=record.solo.rating,
+            title=solo_title(record.solo.title),
+        )
+        lines.append(f"  {rating}")
+    text = "".join(f"{line}\n" for line in lines)
+    for p, sheet in enumerate(record.final_sheets):
+        text += f"\nP{p + 1}\n{sheet.to_text()}"
+    return text

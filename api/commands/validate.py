@@ -15,7 +15,7 @@ from pathlib import Path
 
 from api.commands import CliError
 from api.i18n import _
-from api.messages import say
+from api.messages import decimal, say
 from api.sheet_files import load_sheet
 from scoring.sheet import Sheet
 from scoring.sides import cell_name
@@ -147,7 +147,7 @@ def verdict_in_words(verdict) -> str:
     lines = [verdict_line(verdict.status), _("Checked:")]
     ran = {c.level for c in verdict.checks}
     for c in verdict.checks:
-        seconds = f"{c.seconds:.2f}"
+        seconds = decimal(c.seconds, 2)
         line = _("{what} ({seconds} s)", what=checked(c.level), seconds=seconds)
         lines.append(f"  {said(c.status):<8} {line}")
     missing = [level for level in OPTIONAL_LEVELS if level not in ran]

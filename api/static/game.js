@@ -61,12 +61,13 @@ async function listGames(selected) {
 async function openGame(id) {
   state.game = await api(`/v1/games/${encodeURIComponent(id)}`);
   history.replaceState(null, "", `?id=${state.game.id}`);
-  $("game-label").textContent = `(${state.game.name || state.game.id}, side ${state.game.side})`;
+  $("game-label").textContent = t("({game}, side {side})", { game: state.game.name || state.game.id, side: state.game.side });
   $("player").replaceChildren(...state.game.players.map((p) => new Option(`${p.seat + 1}. ${p.name}`, p.name)));
   $("upload-panel").hidden = false;
   $("standings-panel").hidden = false;
-  say($("status"), `${state.game.name || `Game ${state.game.id}`}: edicts ${Object.entries(state.game.edicts)
-    .map(([e, c]) => `${e} ${cardName(c)}`).join(", ")}`, "ok");
+  const game = state.game.name || t("Game {id}", { id: state.game.id });
+  const edicts = Object.entries(state.game.edicts).map(([e, c]) => `${e} ${cardName(c)}`).join(", ");
+  say($("status"), t("{game}: edicts {edicts}", { game, edicts }), "ok");
   await showStandings();
 }
 

@@ -48,7 +48,8 @@ export function renderMap() {
     }
     map.append(row);
   }
-  $("map-side").textContent = `side ${side} · ${layout.title}`;
+  const title = { Wilderness: t("Wilderness"), Wastelands: t("Wastelands") }[layout.title] || layout.title;
+  $("map-side").textContent = t("side {side} · {title}", { side, title });
   $("coins").value = state.sheet.coins;
   renderCheckBar();
 }

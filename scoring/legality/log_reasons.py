@@ -123,7 +123,7 @@ def _turn_and_coin_reasons(model: OrderFreeModel, solver: CpSolver) -> list[Reas
                         "{card}: {n} revealed turn with no drawing left on the sheet",
                         "{card}: {n} revealed turns with no drawing left on the sheet",
                         solver.value(v),
-                        card=info["card"],
+                        card=Word("card", info["card"]),
                     )
                 )
             )
