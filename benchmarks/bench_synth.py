@@ -2,6 +2,7 @@
 
     python benchmarks/bench_synth.py --n 8 --megapixels 12          # photos per second
     python benchmarks/bench_synth.py --contact-sheet docs/contact-sheet.jpg
+    python benchmarks/bench_synth.py --art-cells docs/art-ruins.png
     python benchmarks/bench_synth.py --samples samples
 
 Speed is measured in one process (the machine has 2 cores; ``cartographers synth --jobs 2``
@@ -73,6 +74,54 @@ def contact_sheet(path: str, seed: int, thumb: int = 520) -> None:
     rows = [np.hstack(tiles[r * 4 : (r + 1) * 4]) for r in range(3)]
     cv2.imwrite(path, np.vstack(rows), [cv2.IMWRITE_JPEG_QUALITY, 82])
     print(f"wrote {path}")
+
+
+def art_cells(path: str, seed: int, px_per_u: int = 80) -> None:
+    """24 ruins cells and 12 mountain cells printed by the art families of our own (one sheet
+    each, flat, with a little of the neighbouring cells), captioned with the look drawn."""
+    from PIL import Image
+
+    from scoring.sides import SIDES
+    from vision.synth.art import ART_FAMILIES, render_art
+
+    families = [f for f in ART_FAMILIES if f != "lookalike"]
+    ruins, mountains = [], []
+    for k in range(24):
+        family, side = families[k % len(families)], "AB"[(k // len(families)) % 2]
+        sheet = render_art(family, side, px_per_u, "print", np.random.default_rng(seed + k))
+        look = sheet.looks["ruins"]
+        caption = f"{family} {look.design} {look.style}" + (" tint" if look.tint else "")
+        ruins.append(_cell_tile(sheet, sorted(SIDES[side].ruins)[k % 6], caption))
+        if k < 12:
+            m = sheet.looks["mountains"]
+            caption = f"{family} {m.body}, {m.peaks} peak{'s' * (m.peaks > 1)}"
+            mountains.append(_cell_tile(sheet, sorted(SIDES[side].mountains)[k % 5], caption))
+    tiles = ruins + mountains
+    rows = [np.hstack(tiles[r * 6 : (r + 1) * 6]) for r in range(6)]
+    picture = Image.fromarray(cv2.cvtColor(np.vstack(rows), cv2.COLOR_BGR2RGB))
+    picture.quantize(256, dither=Image.Dither.NONE).save(path, optimize=True)  # < 200 kB
+    print(f"wrote {path}")
+
+
+def _cell_tile(sheet, cell: tuple[int, int], caption: str, margin_u: float = 0.3) -> np.ndarray:
+    """One cell of a flat sheet and a margin around it, captioned below."""
+    r, c = cell
+    x0, y0 = (int(round(v)) for v in sheet.to_px(c - margin_u, r - margin_u))
+    x1, y1 = (int(round(v)) for v in sheet.to_px(c + 1 + margin_u, r + 1 + margin_u))
+    crop = sheet.image[y0:y1, x0:x1]
+    tile = np.full((crop.shape[0] + 18, crop.shape[1], 3), 255, np.uint8)
+    tile[: crop.shape[0]] = crop
+    cv2.putText(
+        tile,
+        caption,
+        (3, crop.shape[0] + 13),
+        cv2.FONT_HERSHEY_SIMPLEX,
+        0.32,
+        (0, 0, 0),
+        1,
+        cv2.LINE_AA,
+    )
+    return cv2.copyMakeBorder(tile, 3, 3, 3, 3, cv2.BORDER_CONSTANT, value=(200, 200, 200))
 
 
 #: The committed sample photos: (name, sheet file or None, options, pinned conditions).
@@ -169,12 +218,13 @@ def write_samples(folder: str, megapixels: float = 2.0) -> None:
 
 
 def main() -> None:
-    """Measure, or write the contact sheet or the samples."""
+    """Measure, or write the contact sheet, the printed cells' picture or the samples."""
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--n", type=int, default=8)
     p.add_argument("--megapixels", type=float, default=12.0)
     p.add_argument("--seed", type=int, default=1000)
     p.add_argument("--contact-sheet", help="write the contact sheet here instead of measuring")
+    p.add_argument("--art-cells", help="write the printed ruins and mountains picture here")
     p.add_argument(
         "--samples", help="write the sample photos into this folder instead of measuring"
     )
@@ -183,6 +233,8 @@ def main() -> None:
         write_samples(args.samples)
     elif args.contact_sheet:
         contact_sheet(args.contact_sheet, args.seed)
+    elif args.art_cells:
+        art_cells(args.art_cells, args.seed)
     else:
         measure(args.n, args.megapixels, args.seed)
 

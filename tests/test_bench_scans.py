@@ -108,3 +108,28 @@ def test_the_publishers_sheets_are_prepared_both_printings_and_sides() -> None:
         ("printer-friendly", "A"),
         ("printer-friendly", "B"),
     }
+
+
+def test_the_tally_splits_the_ruins_cells_from_the_rest() -> None:
+    """The benchmark's ruins figure counts only the ruins cells; the rest of the cells keep theirs."""
+    from vision.bench import Tally
+
+    tally = Tally()
+    cells = [("empty", "empty", False, 1.0)] * 90 + [("empty", "farm", True, 0.4)] * 10
+    tally.add(
+        {
+            "side": "A",
+            "true_side": "A",
+            "grid_median_error_u": 0.0,
+            "grid_error_u": 0.0,
+            "cells": cells,
+            "ruins_cells": (6, 2),  # four of the six ruins among the ten wrong cells
+            "coins": 0,
+            "true_coins": 0,
+            "score_exact": [True],
+        }
+    )
+    row = tally.row()
+    assert row["cell_accuracy"] == pytest.approx(0.90)
+    assert row["ruins_accuracy"] == pytest.approx(2 / 6)
+    assert row["other_cell_accuracy"] == pytest.approx(88 / 94)

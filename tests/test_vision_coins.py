@@ -350,3 +350,33 @@ def test_mountain_reference_of_a_low_resolution_photo_is_finite_and_says_so():
     cols = mountain_columns(drawn.image, pts, "A")
     assert all(np.isfinite(v).all() for v in cols.values())
     assert cols["mountain_radius_px"][0] == pytest.approx(1.6, rel=0.05)
+
+
+@pytest.mark.parametrize("side", sorted(SIDES))
+def test_every_coin_is_earned_with_a_cell_off_the_ruins(side):
+    """``most_coins`` counts drawn cells off the ruins: every placement of every coin shape covers
+    such a cell, and every mountain has at least two neighbours that are not ruins."""
+    from scoring.decks import EXPLORE_CARDS
+
+    layout = SIDES[side]
+    coin_shapes = [o for c in EXPLORE_CARDS for o in c.options if o.coin]
+    assert len(coin_shapes) == 4
+    for option in coin_shapes:
+        for cells in option.orientations:
+            for r0 in range(11):
+                for c0 in range(11):
+                    placed = {(r0 + dr, c0 + dc) for dr, dc in cells}
+                    if all(0 <= r < 11 and 0 <= c < 11 for r, c in placed):
+                        assert placed - layout.ruins, (option.text, placed)
+    for r, c in layout.mountains:
+        around = {(r + 1, c), (r - 1, c), (r, c + 1), (r, c - 1)}
+        assert len(around - layout.ruins) >= 2
+
+
+def test_marks_only_on_the_ruins_hold_no_coin():
+    """Ruins glyphs read as drawn (an unfamiliar printing) leave an empty track at 0 coins."""
+    looks_marked = np.array([0.96, 0.99, 0.99, 0.95, 0.9] + [0.9] * 7 + [0.2, 0.0])
+    assert coins.count_from_probabilities(looks_marked).count == 12
+    only_ruins = coins.count_from_probabilities(looks_marked, most=coins.most_coins(0))
+    assert only_ruins.count == 0 and only_ruins.confidence == 1.0
+    assert coins.count_from_probabilities(looks_marked, most=coins.most_coins(1)).count == 12

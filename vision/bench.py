@@ -156,6 +156,7 @@ def _read_one(path: str) -> dict:
         np.median(np.linalg.norm(read_pts - true_pts, axis=2)) / cell_side_px(true_pts)
     )
     out["cells"] = _cell_rows(reading, true_sheet)
+    out["ruins_cells"] = _ruins_cells(reading, true_sheet)
     out["coins"] = reading.coins
     out["score_exact"] = _scores_exact(reading.sheet, true_sheet, truth["seed"])
     out["written"] = written_rows(reading, truth)
@@ -178,6 +179,15 @@ def _cell_rows(reading, true_sheet) -> list[tuple]:
                 )
             )
     return cells
+
+
+def _ruins_cells(reading, true_sheet) -> tuple[int, int]:
+    """(ruins cells, ruins cells read right): the cells under a printed ruins glyph, whose look
+    changes most from one printing to another (none when the side was read wrong)."""
+    if reading.side != true_sheet.side:
+        return 0, 0
+    ruins = true_sheet.layout.ruins
+    return len(ruins), sum(reading.sheet.cells[r][c] == true_sheet.cells[r][c] for r, c in ruins)
 
 
 def _scores_exact(read_sheet, true_sheet, seed: int) -> list[bool]:
@@ -207,6 +217,8 @@ class Tally:
     within_01: int = 0
     cells: int = 0
     cells_ok: int = 0
+    ruins: int = 0
+    ruins_ok: int = 0
     sheets_exact: int = 0
     coins_ok: int = 0
     score_ok: int = 0
@@ -231,6 +243,9 @@ class Tally:
         ok = [t == p for t, p, _, _ in r["cells"]]
         self.cells += len(ok)
         self.cells_ok += sum(ok)
+        ruins, ruins_ok = r.get("ruins_cells", (0, 0))
+        self.ruins += ruins
+        self.ruins_ok += ruins_ok
         self.sheets_exact += (
             bool(r["cells"])
             and all(ok)
@@ -257,6 +272,9 @@ class Tally:
             "locally_off": self.locally_off,
             "grid_within_0.1u": self.within_01 / f,
             "cell_accuracy": self.cells_ok / max(self.cells, 1),
+            "ruins_accuracy": self.ruins_ok / max(self.ruins, 1),
+            "other_cell_accuracy": (self.cells_ok - self.ruins_ok)
+            / max(self.cells - self.ruins, 1),
             "sheet_exact": self.sheets_exact / max(self.photos, 1),
             "coins_exact": self.coins_ok / f,
             "score_exact": self.score_ok / max(self.score_n, 1),
@@ -472,7 +490,8 @@ def format_table(res: dict) -> str:
         "one-cell "
         "shift); locally_off: found photos whose worst crossing is > 0.5 u off; cell_accuracy: "
         "drawable "
-        "cells of found photos; sheet_exact: share of all photos read exactly (cells, side, "
+        "cells of found photos (ruins_accuracy: the ruins cells among them, other_cell_accuracy: "
+        "the rest); sheet_exact: share of all photos read exactly (cells, side, "
         "coins); "
         "score_exact: share of (photo, random legal card set) pairs whose read total equals the "
         "true "
@@ -499,6 +518,8 @@ GROUP_COLUMNS = [
     "locally_off",
     "grid_within_0.1u",
     "cell_accuracy",
+    "ruins_accuracy",
+    "other_cell_accuracy",
     "sheet_exact",
     "coins_exact",
     "score_exact",
@@ -525,7 +546,7 @@ def _group_table(res: dict) -> list[str]:
                 str(row[c])
                 if c in ("photos", "shifted", "locally_off")
                 else f"{row[c]:.4f}"
-                if c == "cell_accuracy"
+                if c in ("cell_accuracy", "ruins_accuracy", "other_cell_accuracy")
                 else f"{row[c]:.3f}"
                 for c in cols
             ]

@@ -270,6 +270,8 @@ def format_scan_table(res: dict) -> str:
         "side_ok",
         "shifted",
         "cell_accuracy",
+        "ruins_accuracy",
+        "other_cell_accuracy",
         "sheet_exact",
         "coins_exact",
         "wrong_cells_flagged",
@@ -288,7 +290,7 @@ def format_scan_table(res: dict) -> str:
                 str(row[c])
                 if c in ("photos", "shifted")
                 else f"{row[c]:.4f}"
-                if c == "cell_accuracy"
+                if c in ("cell_accuracy", "ruins_accuracy", "other_cell_accuracy")
                 else f"{row[c]:.3f}"
                 for c in cols
             ]

@@ -304,13 +304,16 @@ def read_coins(
     """The coin count from the coin classifier's per-coin probabilities, the 14 coins' centres
     in ``image`` px (for the overlay) and the track's u, v → px mapping (the season boxes below
     follow it). The side's mountain coins are the reference for an unmarked coin; the cells drawn
-    as read bound the count, and with many a read of 0 may be a full track."""
+    as read bound the count (no coin without a drawn cell off the ruins), and with many a read of
+    0 may be a full track."""
     upright, side = located.upright, located.orientation.side
-    drawn = len(cells.sheet.drawn_cells())
+    drawn_cells = cells.sheet.drawn_cells()
+    drawn = len(drawn_cells)
+    off_ruins = sum(1 for cell in drawn_cells if cell not in SIDES[side].ruins)
     to_photo = coin_track_mapping(image, upright)
     feats = coin_track_features(image, upright, cells.paper, side, to_photo=to_photo)
     reading = count_from_probabilities(
-        model.coin_probabilities(feats), coin_reliability(feats), most=most_coins(drawn)
+        model.coin_probabilities(feats), coin_reliability(feats), most=most_coins(off_ruins)
     )
     return doubt_empty_track(reading, drawn), coin_centres_px(to_photo), to_photo
 

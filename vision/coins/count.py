@@ -60,19 +60,21 @@ def count_from_probabilities(
     return CoinReading(k, float(post[k]), tuple(float(v) for v in p))
 
 
-def most_coins(drawn_cells: int) -> int:
-    """The most coins a sheet with ``drawn_cells`` drawn cells (as read) can hold: none on a blank
-    sheet, since a coin is earned only by drawing (a shape with a coin, or the last cell around a
-    mountain); otherwise the whole track.
+def most_coins(drawn_off_ruins: int) -> int:
+    """The most coins a sheet can hold with ``drawn_off_ruins`` drawn cells (as read) outside its
+    ruins cells: none when there is no such cell, otherwise the whole track.
 
-    The game never has more coins than drawn cells, but only the blank sheet is bounded: the photo
-    generator puts up to 3 coins on sheets of a single shape (0.3 % of its random sheets; fresh
-    seed 51010026: 2 coins on 1 drawn cell, read right without a bound). Every found dev / fresh
-    photo read with no drawn cell had 0 coins (32 / 18); the shipped model read 3 of those dev
-    tracks as 2–3 coins (50700188, 50700219, 50800002) and 1 fresh one as 1 (51010023): coins
-    exact dev 583 -> 586 of 608, fresh (seeds 51010000–349) 330 -> 331 of 346.
+    A coin is earned only by drawing (docs/rules.md, "Coin track"): a shape printed with a coin
+    covers 2 or 3 cells, and no two ruins of either side touch, not even at a corner, so it always
+    covers a cell off the ruins; a mountain's four neighbours include at most two ruins. So a sheet
+    whose only marks are on its ruins holds no coin, and ruins glyphs of an unfamiliar printing read
+    as drawn cannot make an empty track count. The game never has more coins than drawn cells, but
+    the generator puts up to 3 coins on sheets of a single shape, so only the bare sheet is bounded.
+
+    >>> most_coins(0), most_coins(1)
+    (0, 14)
     """
-    return GEOMETRY.coin_count if drawn_cells > 0 else 0
+    return GEOMETRY.coin_count if drawn_off_ruins > 0 else 0
 
 
 #: A track marked all along gives the same evidence as an empty one: every coin is judged against

@@ -7,14 +7,20 @@ with OpenCV primitives, and randomised within itself as widely as the pen styles
 
 ``lookalike``  our colour look-alike (:func:`vision.synth.paper.render_sheet`).
 ``line-art``   black line art on white office paper: solid grid lines, no colours, outlined
-               mountains, ruins and coins, a grey rough rift; labels sometimes.
+               mountains (sometimes on a pale grey square) and coins, a grey rough rift; labels
+               sometimes.
 ``engraved``   an old-map look: a textured tint inside the grid, dotted or fine cell lines in one
-               ink colour, mountains as textured tiles with a line-art peak and a coin in the
-               middle, arch ruins, dark-ringed coins on a saturated band.
-``woodcut``    bold two-tone printing: thick lines, mountains and ruins as solid silhouettes, coins
-               with heavy rims on a pale band (the family held out of training by default).
+               ink colour, mountains as textured or flat tiles with a line-art peak and a gold
+               coin, dark-ringed coins on a saturated band.
+``woodcut``    bold two-tone printing: thick lines, mountains as solid silhouettes or ink tiles,
+               coins with heavy rims on a pale band (the family held out of training by default).
 
-Any family may also come out of a photocopier (the photo's ``paper`` condition ``photocopy``).
+In the three families of our own, each sheet prints its ruins and mountains in a look of its own
+(:mod:`vision.synth.glyphs`: six ruin designs, outlined, filled or hatched, in the ink or an accent
+colour, sometimes on a tinted square; one to three peaks, outlined, tiled or a silhouette), so the
+reader learns that a printed glyph in a ruins cell is not a mark. The looks chosen are in the
+sheet's ``looks``. Any family may also come out of a photocopier (the photo's ``paper`` condition
+``photocopy``).
 """
 
 from __future__ import annotations
@@ -26,6 +32,14 @@ import numpy as np
 
 from scoring.sides import SIDES
 from vision.layout import GEOMETRY, GRID, Box
+from vision.synth.glyphs import (
+    MountainLook,
+    RuinsLook,
+    draw_mountain,
+    draw_ruins,
+    pick_mountain_look,
+    pick_ruins_look,
+)
 from vision.synth.paper import (
     WHITE_PAPER,
     Pen,
@@ -48,6 +62,8 @@ from vision.synth.paper import (
 ART_FAMILIES = ("lookalike", "line-art", "engraved", "woodcut")
 #: Inks the engraved family picks from (RGB): sepia, bottle green, navy, oxblood, slate.
 ENGRAVED_INKS = ((92, 64, 38), (40, 84, 60), (38, 52, 96), (110, 40, 36), (70, 78, 88))
+#: What a family printed in its mountain and ruins cells, by name ("mountains", "ruins").
+Looks = dict[str, MountainLook | RuinsLook]
 
 
 def render_art(
@@ -64,11 +80,13 @@ def render_art(
     g = GEOMETRY
     w, h = int(round(g.sheet.width * px_per_u)), int(round(g.sheet.height * px_per_u))
     origin = (g.sheet.x0, g.sheet.y0)
-    image = _FAMILIES[family](side, (h, w), px_per_u, origin, rng)
+    image, looks = _FAMILIES[family](side, (h, w), px_per_u, origin, rng)
     alpha = torn_edge((h, w), px_per_u, rng)
     if variant == "photocopy":
         image = photocopy(image, rng)
-    return RenderedSheet(side, f"{family}-{variant}", image, alpha, float(px_per_u), origin)
+    return RenderedSheet(
+        side, f"{family}-{variant}", image, alpha, float(px_per_u), origin, looks=looks
+    )
 
 
 def printing_of(family: str) -> Callable[[str, float, str, np.random.Generator], RenderedSheet]:
@@ -86,35 +104,38 @@ def printing_of(family: str) -> Callable[[str, float, str, np.random.Generator],
 
 def _line_art(
     side: str, shape: tuple[int, int], s: float, origin, rng: np.random.Generator
-) -> np.ndarray:
+) -> tuple[np.ndarray, Looks]:
+    # the printing's inks and glyphs first, so they do not depend on the resolution
     paper = tuple(int(v) for v in np.array(WHITE_PAPER) + rng.integers(-6, 5, 3))
+    on_parchment = rng.random() < 0.3
+    ink = tuple(int(v) for v in rng.integers(10, 70) + rng.integers(0, 12, 3))
+    width = float(rng.uniform(0.02, 0.05))
+    looks = {
+        "mountains": pick_mountain_look(
+            rng, ink, bgr(paper), bodies=(0.85, 0.0, 0.15), width_u=(width, width * 1.2)
+        ),
+        "ruins": pick_ruins_look(
+            rng, ink, styles=(0.5, 0.2, 0.3), accent_share=0.4, tint_share=0.3
+        ),
+    }
     img = (
         parchment(shape, paper, s, rng)
-        if rng.random() < 0.3
+        if on_parchment
         else np.full((*shape, 3), bgr(paper), np.uint8)
     )
     pen = Pen(img, s, origin)
-    ink = tuple(int(v) for v in rng.integers(10, 70) + rng.integers(0, 12, 3))
-    width = float(rng.uniform(0.02, 0.05))
     _grid_lines(pen, ink, width, rng.choice(["solid", "solid", "dashed"]))
     if rng.random() < 0.5:
         pen.rect(Box(-0.12, -0.12, GRID + 0.12, GRID + 0.12), ink, width * 1.5)
     if rng.random() < 0.4:
         _plain_labels(pen, ink)
-    layout = SIDES[side]
-    coin_at = rng.choice(["centre", "corner", "none"], p=[0.5, 0.3, 0.2])
-    for r, c in layout.mountains:
-        _outline_mountain(pen, c, r, ink, width, coin_at, rng)
-    glyph = rng.choice(["arch", "pillars", "tower"])
-    grey = tuple(int(v) for v in np.clip(np.array(ink) + rng.integers(0, 90), 0, 255))
-    for r, c in layout.ruins:
-        _ruins_glyph(pen, c + 0.5, r + float(rng.choice([0.3, 0.5])), grey, glyph, filled=False)
+    _printed_cells(pen, side, looks, rng)
     if side == "B":
         _grey_rift(pen, side, ink, rng)
     _outlined_coin_track(pen, ink, band=rng.random() < 0.6)
     _outlined_season_boxes(pen, ink)
     _plain_header(pen, ink)
-    return img
+    return img, looks
 
 
 # ---- engraved ------------------------------------------------------------------------------------
@@ -122,11 +143,26 @@ def _line_art(
 
 def _engraved(
     side: str, shape: tuple[int, int], s: float, origin, rng: np.random.Generator
-) -> np.ndarray:
+) -> tuple[np.ndarray, Looks]:
+    # inks and glyphs first, as in the line art
     base = np.array((212, 196, 168)) + rng.integers(-18, 14, 3)
+    ink = bgr(ENGRAVED_INKS[int(rng.integers(len(ENGRAVED_INKS)))])
+    looks = {
+        "mountains": pick_mountain_look(
+            rng, ink, bgr(tuple(base)), bodies=(0.1, 0.9, 0.0), width_u=(0.025, 0.045)
+        ),
+        "ruins": pick_ruins_look(
+            rng,
+            ink,
+            styles=(0.35, 0.35, 0.3),
+            accent_share=0.6,
+            accents=("gold", "orange", "ochre", "brown"),
+            tint_share=0.45,
+            width_u=(0.02, 0.035),
+        ),
+    }
     img = parchment(shape, tuple(int(v) for v in base), s, rng)
     pen = Pen(img, s, origin)
-    ink = bgr(ENGRAVED_INKS[int(rng.integers(len(ENGRAVED_INKS)))])
     _map_texture(pen, rng)
     style = rng.choice(["dotted", "fine", "dashed"])
     _grid_lines(pen, ink, 0.018 if style == "fine" else 0.03, style)
@@ -135,17 +171,13 @@ def _engraved(
         draw_frame(pen, side)
     if rng.random() < 0.7:
         _plain_labels(pen, ink)
-    for r, c in SIDES[side].mountains:
-        _tile_mountain(pen, c, r, ink, rng)
-    glyph = rng.choice(["arch", "pillars", "tower"])
-    for r, c in SIDES[side].ruins:
-        _ruins_glyph(pen, c + 0.5, r + 0.35, ink, glyph, filled=rng.random() < 0.3)
+    _printed_cells(pen, side, looks, rng)
     if side == "B":
         draw_rift(pen, side, rng)
     _ringed_coin_track(pen, ink, rng)
     draw_season_boxes(pen, side, tuple(int(v) for v in base))
     draw_header(pen, side)
-    return img
+    return img, looks
 
 
 # ---- woodcut -------------------------------------------------------------------------------------
@@ -153,26 +185,29 @@ def _engraved(
 
 def _woodcut(
     side: str, shape: tuple[int, int], s: float, origin, rng: np.random.Generator
-) -> np.ndarray:
+) -> tuple[np.ndarray, Looks]:
+    # inks and glyphs first, as in the line art
     paper = tuple(int(v) for v in np.array((236, 226, 200)) + rng.integers(-12, 10, 3))
-    img = parchment(shape, paper, s, rng)
-    pen = Pen(img, s, origin)
     ink = tuple(int(v) for v in rng.integers(20, 60, 3))
     accent = bgr(((150, 60, 40), (40, 90, 140), (60, 110, 50))[int(rng.integers(3))])
+    looks = {
+        "mountains": pick_mountain_look(
+            rng, ink, bgr(paper), bodies=(0.0, 0.4, 0.6), earth=0.0, width_u=(0.04, 0.06)
+        ),
+        "ruins": pick_ruins_look(
+            rng,
+            accent if rng.random() < 0.5 else ink,
+            styles=(0.15, 0.6, 0.25),
+            accent_share=0.4,
+            tint_share=0.3,
+            width_u=(0.035, 0.06),
+        ),
+    }
+    img = parchment(shape, paper, s, rng)
+    pen = Pen(img, s, origin)
     _grid_lines(pen, ink, float(rng.uniform(0.04, 0.06)), "solid")
     pen.rect(Box(-0.08, -0.08, GRID + 0.08, GRID + 0.08), ink, 0.1)
-    for r, c in SIDES[side].mountains:
-        peaks = np.array([(0.08, 0.85), (0.35, 0.25), (0.5, 0.5), (0.68, 0.15), (0.92, 0.85)]) + (
-            c,
-            r,
-        )
-        pen.fill(peaks, ink)
-        pen.circle((c + 0.5, r + 0.62), 0.11, bgr(paper))
-        pen.circle((c + 0.5, r + 0.62), 0.11, accent, 0.03)
-    for r, c in SIDES[side].ruins:
-        _ruins_glyph(
-            pen, c + 0.5, r + 0.32, accent, str(rng.choice(["tower", "arch"])), filled=True
-        )
+    _printed_cells(pen, side, looks, rng)
     if side == "B":
         draw_rift(pen, side, rng)
     b = GEOMETRY.coin_band
@@ -182,7 +217,7 @@ def _woodcut(
         pen.circle(GEOMETRY.coin_centre(i), GEOMETRY.coin_radius, ink, 0.06)
     _outlined_season_boxes(pen, ink, width_u=0.06)
     _plain_header(pen, ink)
-    return img
+    return img, looks
 
 
 _FAMILIES = {"line-art": _line_art, "engraved": _engraved, "woodcut": _woodcut}
@@ -218,73 +253,12 @@ def _plain_labels(pen: Pen, colour) -> None:
         )
 
 
-def _outline_mountain(
-    pen: Pen, x: float, y: float, ink, width_u: float, coin_at: str, rng: np.random.Generator
-) -> None:
-    """Line-art peaks with a snow line; a coin outlined in the middle, in a corner, or none."""
-    peaks = np.array([(0.1, 0.82), (0.34, 0.3), (0.48, 0.5), (0.66, 0.2), (0.9, 0.82)])
-    peaks[:, 1] += rng.normal(0, 0.03, len(peaks))
-    pen.poly(peaks + (x, y), ink, width_u)
-    pen.line((x + 0.08, y + 0.82), (x + 0.92, y + 0.82), ink, width_u)
-    pen.poly(np.array([(0.58, 0.33), (0.66, 0.42), (0.74, 0.34)]) + (x, y), ink, width_u * 0.7)
-    if coin_at != "none":
-        centre = (x + 0.5, y + 0.6) if coin_at == "centre" else (x + 0.8, y + 0.2)
-        pen.circle(centre, 0.12, ink, width_u * 0.8)
-
-
-def _tile_mountain(pen: Pen, x: float, y: float, ink, rng: np.random.Generator) -> None:
-    """A textured brown tile, a dark line-art peak on it and a gold coin in its middle."""
-    x0, y0 = pen.p(x, y)
-    x1, y1 = pen.p(x + 1, y + 1)
-    sl = pen.image[y0 // 16 : y1 // 16, x0 // 16 : x1 // 16]
-    if sl.size:
-        brown = np.array(
-            bgr(
-                (int(rng.integers(110, 160)), int(rng.integers(80, 110)), int(rng.integers(50, 75)))
-            ),
-            np.float32,
-        )
-        grain = 1 + 0.18 * smooth_noise(sl.shape[:2], max(2.0, 0.08 * pen.s), rng)
-        sl[:] = np.clip(brown[None, None, :] * grain[:, :, None], 0, 255).astype(np.uint8)
-    dark = tuple(int(v * 0.4) for v in ink)
-    pen.poly(
-        np.array([(0.08, 0.85), (0.3, 0.35), (0.45, 0.55), (0.65, 0.18), (0.92, 0.85)]) + (x, y),
-        dark,
-        0.04,
-    )
-    pen.circle((x + 0.5, y + 0.62), 0.12, bgr((222, 180, 70)))
-    pen.circle((x + 0.5, y + 0.62), 0.12, dark, 0.03)
-
-
-def _ruins_glyph(pen: Pen, cx: float, cy: float, colour, glyph: str, filled: bool) -> None:
-    """A ruins mark: a broken arch, broken pillars or a broken tower; outlined or solid."""
-    w = 0 if filled else 0.03
-    if glyph == "arch":
-        pen.rect(Box(cx - 0.25, cy - 0.18, cx - 0.15, cy + 0.15), colour, w)
-        pen.rect(Box(cx + 0.15, cy - 0.1, cx + 0.25, cy + 0.15), colour, w)
-        arc = [
-            (cx - 0.25 + 0.25 * (1 - np.cos(t)), cy - 0.18 - 0.15 * np.sin(t))
-            for t in np.linspace(0, 2.2, 12)
-        ]
-        pen.poly(arc, colour, 0.05)
-    elif glyph == "pillars":
-        for dx, top in ((-0.15, -0.2), (0.0, -0.08), (0.15, -0.16)):
-            pen.rect(Box(cx + dx - 0.04, cy + top, cx + dx + 0.04, cy + 0.15), colour, w)
-        pen.line((cx - 0.26, cy + 0.17), (cx + 0.26, cy + 0.17), colour, 0.04)
-    else:
-        tower = [
-            (cx - 0.16, cy + 0.18),
-            (cx - 0.16, cy - 0.15),
-            (cx - 0.06, cy - 0.22),
-            (cx + 0.02, cy - 0.12),
-            (cx + 0.1, cy - 0.2),
-            (cx + 0.16, cy - 0.05),
-            (cx + 0.16, cy + 0.18),
-        ]
-        if filled:
-            pen.fill(tower, colour)
-        else:
-            pen.poly(tower, colour, 0.03, closed=True)
+def _printed_cells(pen: Pen, side: str, looks: Looks, rng: np.random.Generator) -> None:
+    """The side's mountains and ruins, in the looks this sheet picked."""
+    for r, c in SIDES[side].mountains:
+        draw_mountain(pen, r, c, looks["mountains"], rng)
+    for r, c in SIDES[side].ruins:
+        draw_ruins(pen, r, c, looks["ruins"])
 
 
 def _grey_rift(pen: Pen, side: str, ink, rng: np.random.Generator) -> None:

@@ -14,7 +14,7 @@ its pixels, with OpenCV's convention that integer pixel coordinates are pixel ce
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -56,6 +56,8 @@ class RenderedSheet:
     alpha: np.ndarray  # uint8, 255 on paper, 0 beyond the torn edge
     px_per_u: float
     origin_u: tuple[float, float]  # grid-unit position of pixel (0, 0)
+    # what a printed-art family chose to print in the mountain and ruins cells (vision.synth.art)
+    looks: dict = field(default_factory=dict)
 
     def to_px(self, x_u: float | np.ndarray, y_u: float | np.ndarray) -> tuple:
         """Grid units → pixel coordinates of this image (pixel centres are integers)."""
