@@ -111,7 +111,7 @@ def test_the_publishers_sheets_are_prepared_both_printings_and_sides() -> None:
 
 
 def test_the_tally_splits_the_ruins_cells_from_the_rest() -> None:
-    """The benchmark's ruins figure counts only the ruins cells; the rest of the cells keep theirs."""
+    """The ruins figure counts only the ruins cells; the rest of the cells keep theirs."""
     from vision.bench import Tally
 
     tally = Tally()
