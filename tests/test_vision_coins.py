@@ -380,3 +380,13 @@ def test_marks_only_on_the_ruins_hold_no_coin():
     only_ruins = coins.count_from_probabilities(looks_marked, most=coins.most_coins(0))
     assert only_ruins.count == 0 and only_ruins.confidence == 1.0
     assert coins.count_from_probabilities(looks_marked, most=coins.most_coins(1)).count == 12
+
+
+def test_a_track_that_only_half_looks_marked_reads_empty():
+    """The filled odds' discount: coins the model finds only a little more marked than not (another
+    printing's unmarked coins) no longer count, while clearly marked coins still do."""
+    uncertain = np.full(14, 0.65)
+    assert coins.count_from_probabilities(uncertain).count == 14
+    assert coins.count_from_probabilities(coins.discount_filled(uncertain)).count == 0
+    marked = np.array([0.99] * 6 + [0.02] * 8)
+    assert coins.count_from_probabilities(coins.discount_filled(marked)).count == 6

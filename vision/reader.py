@@ -37,6 +37,7 @@ from vision.coins import (
     coin_track_features,
     coin_track_mapping,
     count_from_probabilities,
+    discount_filled,
     doubt_empty_track,
     most_coins,
     track_match,
@@ -313,7 +314,9 @@ def read_coins(
     to_photo = coin_track_mapping(image, upright)
     feats = coin_track_features(image, upright, cells.paper, side, to_photo=to_photo)
     reading = count_from_probabilities(
-        model.coin_probabilities(feats), coin_reliability(feats), most=most_coins(off_ruins)
+        discount_filled(model.coin_probabilities(feats)),
+        coin_reliability(feats),
+        most=most_coins(off_ruins),
     )
     return doubt_empty_track(reading, drawn), coin_centres_px(to_photo), to_photo
 

@@ -41,10 +41,12 @@ from vision.coins.appearance import (
 )
 from vision.coins.count import (
     COUNT_TEMPERATURE,
+    FILLED_PRIOR_LOG_ODDS,
     FULL_TRACK_DOUBT,
     FULL_TRACK_MIN_DRAWN,
     CoinReading,
     count_from_probabilities,
+    discount_filled,
     doubt_empty_track,
     most_coins,
 )
@@ -129,6 +131,7 @@ __all__ = [
     "CURL_ROWS",
     "DESCRIPTOR_CONTEXT",
     "DESCRIPTOR_NAMES",
+    "FILLED_PRIOR_LOG_ODDS",
     "FULL_TRACK_DOUBT",
     "FULL_TRACK_MIN_DRAWN",
     "MOUNTAIN_CENTRE_U",
@@ -164,6 +167,7 @@ __all__ = [
     "coin_track_mapping",
     "coin_training_features",
     "count_from_probabilities",
+    "discount_filled",
     "doubt_empty_track",
     "most_coins",
     "mountain_coins",
