@@ -133,3 +133,27 @@ def test_the_tally_splits_the_ruins_cells_from_the_rest() -> None:
     assert row["cell_accuracy"] == pytest.approx(0.90)
     assert row["ruins_accuracy"] == pytest.approx(2 / 6)
     assert row["other_cell_accuracy"] == pytest.approx(88 / 94)
+
+
+@pytest.mark.parametrize("count,confidence,flagged", [(3, 0.95, 0.0), (3, 0.5, 1.0), (2, 0.5, 0.0)])
+def test_a_wrong_coin_count_is_counted_flagged_only_when_warned_about(
+    count, confidence, flagged
+) -> None:
+    from vision.bench import Tally
+
+    tally = Tally()
+    tally.add(
+        {
+            "side": "A",
+            "true_side": "A",
+            "grid_median_error_u": 0.0,
+            "grid_error_u": 0.0,
+            "cells": [("empty", "empty", False, 1.0)],
+            "coins": count,
+            "true_coins": 2,
+            "coin_confidence": confidence,
+            "score_exact": [True],
+        }
+    )
+    assert tally.row()["wrong_coins_flagged"] == flagged
+    assert tally.row()["coins_exact"] == (count == 2)

@@ -273,7 +273,8 @@ def test_a_sheet_whose_mountains_are_too_faint_is_known_by_its_coin_track() -> N
     the printed coin track still shows a map sheet. Without either it is no map sheet at all."""
     from scoring.sides import SIDES
 
-    photo = make_photo(50_000_005, megapixels=2.0, art_family="line-art", condition={"glare": 0.0})
+    # a line-art printing with outlined mountains (others draw filled tiles no fade hides)
+    photo = make_photo(50_000_009, megapixels=2.0, art_family="line-art", condition={"glare": 0.0})
     image = cv2.imdecode(np.frombuffer(photo.jpeg, np.uint8), cv2.IMREAD_COLOR)
     pts = np.asarray(photo.truth["intersections"], float)
     side = photo.truth["sheet"]["side"]

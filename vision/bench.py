@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from vision.bench_written import WrittenTally, written_rows, written_table
+from vision.reader import COIN_UNSURE_BELOW
 
 BENCH_SEED_BASE = 50_000_000  # benchmark photo seeds: BENCH_SEED_BASE + 100_000·seed + i
 SHIFT_ERROR_U = 0.5  # a grid whose median crossing is this far off reads shifted cells
@@ -158,6 +159,7 @@ def _read_one(path: str) -> dict:
     out["cells"] = _cell_rows(reading, true_sheet)
     out["ruins_cells"] = _ruins_cells(reading, true_sheet)
     out["coins"] = reading.coins
+    out["coin_confidence"] = reading.coin_confidence
     out["score_exact"] = _scores_exact(reading.sheet, true_sheet, truth["seed"])
     out["written"] = written_rows(reading, truth)
     return out
@@ -221,6 +223,7 @@ class Tally:
     ruins_ok: int = 0
     sheets_exact: int = 0
     coins_ok: int = 0
+    coins_wrong_flagged: int = 0
     score_ok: int = 0
     score_n: int = 0
     wrong: int = 0
@@ -253,6 +256,9 @@ class Tally:
             and r["coins"] == r["true_coins"]
         )
         self.coins_ok += r["coins"] == r["true_coins"]
+        self.coins_wrong_flagged += (
+            r["coins"] != r["true_coins"] and r.get("coin_confidence", 1.0) < COIN_UNSURE_BELOW
+        )
         self.score_ok += sum(r["score_exact"])
         self.score_n += len(r["score_exact"])
         for t, p, flagged, _ in r["cells"]:
@@ -277,6 +283,7 @@ class Tally:
             / max(self.cells - self.ruins, 1),
             "sheet_exact": self.sheets_exact / max(self.photos, 1),
             "coins_exact": self.coins_ok / f,
+            "wrong_coins_flagged": self.coins_wrong_flagged / max(self.found - self.coins_ok, 1),
             "score_exact": self.score_ok / max(self.score_n, 1),
             "wrong_cells_flagged": self.wrong_flagged / max(self.wrong, 1),
             "cells_flagged": self.flagged / max(self.cells, 1),
@@ -492,7 +499,8 @@ def format_table(res: dict) -> str:
         "drawable "
         "cells of found photos (ruins_accuracy: the ruins cells among them, other_cell_accuracy: "
         "the rest); sheet_exact: share of all photos read exactly (cells, side, "
-        "coins); "
+        "coins); wrong_coins_flagged: share of wrong coin counts warned about (confidence under "
+        f"{COIN_UNSURE_BELOW}); "
         "score_exact: share of (photo, random legal card set) pairs whose read total equals the "
         "true "
         "total (unfound photos count as wrong); wrong_cells_flagged: share of wrong cells that "
@@ -522,6 +530,7 @@ GROUP_COLUMNS = [
     "other_cell_accuracy",
     "sheet_exact",
     "coins_exact",
+    "wrong_coins_flagged",
     "score_exact",
     "wrong_cells_flagged",
     "cells_flagged",

@@ -274,6 +274,7 @@ def format_scan_table(res: dict) -> str:
         "other_cell_accuracy",
         "sheet_exact",
         "coins_exact",
+        "wrong_coins_flagged",
         "wrong_cells_flagged",
         "cells_flagged",
     ]

@@ -435,6 +435,9 @@ def cell_doubt(upright: GridFit, r: int, c: int) -> float:
     return float(upright.crossing_doubt[r : r + 2, c : c + 2].max())
 
 
+#: A coin count less sure than this is warned about ("coin count … is uncertain"); the web page
+#: asks the player to check the coins under the same value.
+COIN_UNSURE_BELOW = 0.8
 #: The "cells to check" warning names this many cells; the map's own marks show the rest.
 LISTED_CELLS = 12
 #: The "written numbers may be misread" warning names this many (``spring.total``, …).
@@ -492,7 +495,7 @@ def _warnings(
                 "{n} cell to check: {cells}", "{n} cells to check: {cells}", len(low), cells=names
             )
         )
-    if coins.confidence < 0.8:
+    if coins.confidence < COIN_UNSURE_BELOW:
         sure = Number(coins.confidence, "percent")
         out.append(
             msg(
