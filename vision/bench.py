@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from vision.bench_written import WrittenTally, written_rows, written_table
-from vision.reader import COIN_UNSURE_BELOW
+from vision.coins.count import COIN_UNSURE_BELOW
 
 BENCH_SEED_BASE = 50_000_000  # benchmark photo seeds: BENCH_SEED_BASE + 100_000·seed + i
 SHIFT_ERROR_U = 0.5  # a grid whose median crossing is this far off reads shifted cells

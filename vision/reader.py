@@ -31,6 +31,7 @@ from scoring.terrain import Terrain
 from scoring.written import WrittenScores
 from vision.classify import CELL_CLASSES, ReaderModel, default_model
 from vision.coins import (
+    COIN_UNSURE_BELOW,
     CoinReading,
     coin_centres_px,
     coin_reliability,
@@ -435,9 +436,6 @@ def cell_doubt(upright: GridFit, r: int, c: int) -> float:
     return float(upright.crossing_doubt[r : r + 2, c : c + 2].max())
 
 
-#: A coin count less sure than this is warned about ("coin count … is uncertain"); the web page
-#: asks the player to check the coins under the same value.
-COIN_UNSURE_BELOW = 0.8
 #: The "cells to check" warning names this many cells; the map's own marks show the rest.
 LISTED_CELLS = 12
 #: The "written numbers may be misread" warning names this many (``spring.total``, …).

@@ -40,6 +40,7 @@ from vision.coins.appearance import (
     appearance_features,
 )
 from vision.coins.count import (
+    COIN_UNSURE_BELOW,
     COUNT_TEMPERATURE,
     FILLED_PRIOR_LOG_ODDS,
     FULL_TRACK_DOUBT,
@@ -124,6 +125,7 @@ __all__ = [
     "COIN_FEATURE_NAMES",
     "COIN_PX",
     "COIN_STRIP",
+    "COIN_UNSURE_BELOW",
     "COMPARED_DESCRIPTORS",
     "CONTEXT_NAMES",
     "COUNT_TEMPERATURE",

@@ -96,6 +96,11 @@ def most_coins(drawn_off_ruins: int) -> int:
     return GEOMETRY.coin_count if drawn_off_ruins > 0 else 0
 
 
+#: A coin count less sure than this is warned about ("coin count … is uncertain"); the web page
+#: asks the player to check the coins under the same value.
+COIN_UNSURE_BELOW = 0.8
+
+
 #: A track marked all along gives the same evidence as an empty one: every coin is judged against
 #: the track's own last and most print-like coins, and a full track has no unmarked coin left to
 #: compare with, so it can read as 0, sure. The strip alone cannot tell them apart (neither a
