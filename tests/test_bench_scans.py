@@ -110,25 +110,30 @@ def test_the_publishers_sheets_are_prepared_both_printings_and_sides() -> None:
     }
 
 
+def found_photo(**figures) -> dict:
+    """One benchmark result of a photo read on the right side, the grid in place, ``figures``
+    replacing its cells and coins."""
+    return {
+        "side": "A",
+        "true_side": "A",
+        "grid_median_error_u": 0.0,
+        "grid_error_u": 0.0,
+        "cells": [("empty", "empty", False, 1.0)],
+        "coins": 0,
+        "true_coins": 0,
+        "score_exact": [True],
+        **figures,
+    }
+
+
 def test_the_tally_splits_the_ruins_cells_from_the_rest() -> None:
     """The ruins figure counts only the ruins cells; the rest of the cells keep theirs."""
     from vision.bench import Tally
 
     tally = Tally()
     cells = [("empty", "empty", False, 1.0)] * 90 + [("empty", "farm", True, 0.4)] * 10
-    tally.add(
-        {
-            "side": "A",
-            "true_side": "A",
-            "grid_median_error_u": 0.0,
-            "grid_error_u": 0.0,
-            "cells": cells,
-            "ruins_cells": (6, 2),  # four of the six ruins among the ten wrong cells
-            "coins": 0,
-            "true_coins": 0,
-            "score_exact": [True],
-        }
-    )
+    # four of the six ruins among the ten wrong cells
+    tally.add(found_photo(cells=cells, ruins_cells=(6, 2)))
     row = tally.row()
     assert row["cell_accuracy"] == pytest.approx(0.90)
     assert row["ruins_accuracy"] == pytest.approx(2 / 6)
@@ -142,18 +147,6 @@ def test_a_wrong_coin_count_is_counted_flagged_only_when_warned_about(
     from vision.bench import Tally
 
     tally = Tally()
-    tally.add(
-        {
-            "side": "A",
-            "true_side": "A",
-            "grid_median_error_u": 0.0,
-            "grid_error_u": 0.0,
-            "cells": [("empty", "empty", False, 1.0)],
-            "coins": count,
-            "true_coins": 2,
-            "coin_confidence": confidence,
-            "score_exact": [True],
-        }
-    )
+    tally.add(found_photo(coins=count, true_coins=2, coin_confidence=confidence))
     assert tally.row()["wrong_coins_flagged"] == flagged
     assert tally.row()["coins_exact"] == (count == 2)

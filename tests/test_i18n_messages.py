@@ -13,7 +13,6 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from fastapi.testclient import TestClient
 
 from api.batch_journal import Journal, read_journal
 from api.batch_sheet import BatchOptions
@@ -21,7 +20,6 @@ from api.catalogs import template
 from api.cli import main
 from api.i18n import speaking
 from api.messages import localised, say
-from api.service import create_app
 from scoring.legality.seasons_level import check_changes
 from scoring.message import Joined, Message, Number, Word, from_data, msg, msg_n, to_data
 from scoring.seasons import check_setup
@@ -29,6 +27,7 @@ from scoring.sheet import Sheet
 from scoring.terrain import Terrain
 from scoring.written import WrittenScores
 from scoring.written_checks import check_written
+from tests.test_batch_http import client  # noqa: F401  (the service on its own store)
 from tests.test_games import new_game, record, send
 from vision.reader import written_warnings
 
@@ -309,12 +308,6 @@ def test_read_in_ukrainian(capsys) -> None:
 
 
 # ---- the service -------------------------------------------------------------------------------
-@pytest.fixture
-def client(tmp_path: Path, monkeypatch):
-    monkeypatch.setenv("CARTOGRAPHERS_DATABASE_URL", f"sqlite:///{tmp_path / 'g.sqlite3'}")
-    monkeypatch.setenv("CARTOGRAPHERS_BATCH_DIR", str(tmp_path / "jobs"))
-    with TestClient(create_app()) as c:
-        yield c
 
 
 def test_validate_reasons_in_the_asked_language(client) -> None:

@@ -190,10 +190,16 @@ def png(width: int = 64, height: int = 48) -> bytes:
     return buf.getvalue()
 
 
-def test_read_json_without_cards_runs_the_card_free_checks(capsys, reader_returns, tmp_path):
+@pytest.fixture
+def photo(tmp_path: Path) -> Path:
+    """A small white PNG for the commands that read a photo (the reader itself is stubbed)."""
+    path = tmp_path / "p.png"
+    path.write_bytes(png())
+    return path
+
+
+def test_read_json_without_cards_runs_the_card_free_checks(capsys, reader_returns, photo):
     reader_returns(READ_WRITTEN)
-    photo = tmp_path / "p.png"
-    photo.write_bytes(png())
     code, out, _ = run(capsys, "read", str(photo), "--json")
     body = json.loads(out)
     assert code == 0 and body["side"] == "A"
@@ -213,10 +219,8 @@ def test_read_json_without_cards_runs_the_card_free_checks(capsys, reader_return
     ]
 
 
-def test_score_json_adds_the_card_checks(capsys, reader_returns, tmp_path):
+def test_score_json_adds_the_card_checks(capsys, reader_returns, photo):
     reader_returns(READ_WRITTEN)
-    photo = tmp_path / "p.png"
-    photo.write_bytes(png())
     code, out, _ = run(capsys, "score", str(photo), "--cards", ",".join(FOUR), "--json")
     body = json.loads(out)
     assert [c["code"] for c in body["checks"]] == ["final-sum", "winter-edicts"]
@@ -224,10 +228,8 @@ def test_score_json_adds_the_card_checks(capsys, reader_returns, tmp_path):
     assert [c["code"] for c in body["reading"]["checks"]] == ["final-sum"]  # as `read` gives it
 
 
-def test_photos_without_written_numbers_say_so(capsys, reader_returns, tmp_path):
+def test_photos_without_written_numbers_say_so(capsys, reader_returns, photo):
     reader_returns(None)
-    photo = tmp_path / "p.png"
-    photo.write_bytes(png())
     code, out, _ = run(capsys, "read", str(photo), "--json")
     body = json.loads(out)
     assert (body["seasons_written"], body["final_total_written"], body["checks"]) == (
