@@ -356,12 +356,12 @@ def written_warnings(written: WrittenScores | None) -> list[str]:
 
 
 #: A cell where the grid may be off is still not flagged when the classifier is this sure: a
-#: sample taken partly from the neighbour cell rarely gives such a certain reading. Measured on
-#: the cells flagged only for the grid's doubt (their confidence above the sheet's threshold):
-#: 3 386 on 299 photos of the publisher's sheets held 8 wrong ones, 234 on 150 look-alike photos
-#: held 2. Keeping only those under 0.99999: cells flagged 21.4 % → 17.4 % (publisher), 6.0 % →
-#: 5.6 % (look-alike), wrong cells flagged 94.9 % → 94.7 % and 98.0 % → 98.0 %; under 0.9999 the
-#: look-alike's fell to 93.9 %.
+#: sample taken partly from the neighbour cell rarely gives such a certain reading. On the
+#: previous model's readings, of the cells flagged only for the grid's doubt, 3 386 on 299 photos
+#: of the publisher's sheets held 8 wrong ones and 234 on 150 look-alike photos held 2. Keeping
+#: only those under 0.99999: cells flagged 21.4 % → 17.4 % (publisher), 6.0 % → 5.6 %
+#: (look-alike), wrong cells flagged 94.9 % → 94.7 % and 98.0 % → 98.0 %; under 0.9999 the
+#: look-alike's fell to 93.9 %. The shipped model flags 18.4 % of the publisher's cells.
 SURE_DESPITE_DOUBT = 0.99999
 
 
