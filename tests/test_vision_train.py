@@ -204,3 +204,44 @@ def test_quick_without_out_is_refused(capsys) -> None:
 
     assert main(["train", "--quick"]) == 2
     assert "--out" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("coin_art", "families_fitted"),
+    [
+        ("lookalike", {"lookalike"}),
+        ("lookalike,engraved", {"lookalike", "engraved"}),
+        ("all", {"lookalike", "line-art", "engraved"}),
+        ("woodcut", {"lookalike", "line-art", "engraved"}),  # none drawn: every photo
+    ],
+)
+def test_the_coin_model_learns_from_the_chosen_art_families(
+    monkeypatch, coin_art: str, families_fitted: set[str]
+) -> None:
+    """``coin_art`` picks the photos whose coin tracks the coin model is fitted on; each photo's
+    strip counts twice (as photographed and relit)."""
+    from vision import train_fit
+
+    fitted = {}
+    monkeypatch.setattr(train_fit, "_fit", lambda X, y, cfg: fitted.update(X=X, y=y))
+    codes = {"lookalike": 1.0, "line-art": 2.0, "engraved": 3.0}
+    photos = [
+        {
+            "art": art,
+            "Xc": np.full((14, 2), code),
+            "Xc_relit": np.full((14, 2), code),
+            "yc": np.arange(14) < 5,
+        }
+        for art, code in codes.items()
+    ]
+    train_fit.fit_coins(photos, TrainConfig(coin_art=coin_art))
+    assert set(np.unique(fitted["X"])) == {codes[f] for f in families_fitted}
+    assert len(fitted["y"]) == 28 * len(families_fitted)
+
+
+def test_an_unknown_coin_art_family_is_refused(capsys) -> None:
+    from api.cli import main
+
+    assert main(["train", "--coin-art", "lookalike,sketchy", "--out", "unused"]) == 2
+    err = capsys.readouterr().err
+    assert "--coin-art" in err and "sketchy" in err and err.count("\n") == 1

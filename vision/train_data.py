@@ -152,7 +152,7 @@ def photo_samples(args: tuple[PhotoJob, bool]) -> dict:
         art_family=job.art,
     )
     if validation:
-        return _photo_samples(photo, True)
+        return {**_photo_samples(photo, True), "art": job.art}
     takes = [_photo_samples(photo, False)] + [
         _photo_samples(retake(photo, k), False, k) for k in range(1, job.takes)
     ]
@@ -163,7 +163,7 @@ def photo_samples(args: tuple[PhotoJob, bool]) -> dict:
         out["copies"] += more["copies"]
         for key in ("Xc", "yc", "Xc_relit"):
             out[key] = np.concatenate([out[key], more[key]])
-    return out
+    return {**out, "art": job.art}
 
 
 def _photo_samples(photo, validation: bool, take: int = 0) -> dict:

@@ -230,8 +230,12 @@ def fit_context(
 
 
 def fit_coins(photos: list[dict], cfg: TrainConfig):
-    """The coin model: boosted trees over every photo's coin features, as photographed and
-    relit."""
+    """The coin model: boosted trees over the coin features of every photo printed in one of
+    ``cfg.coin_art``'s families, as photographed and relit."""
+    if cfg.coin_art != "all":
+        families = set(cfg.coin_art.split(","))
+        # a tiny recipe may draw none of them: then every photo
+        photos = [r for r in photos if r.get("art", "lookalike") in families] or photos
     return _fit(
         np.concatenate([x for r in photos for x in (r["Xc"], r["Xc_relit"])]),
         np.concatenate([r["yc"] for r in photos for _ in range(2)]),

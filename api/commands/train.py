@@ -47,6 +47,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "%(default)s)",
     )
     p.add_argument(
+        "--coin-art",
+        default=d.coin_art,
+        help="art families the coin model learns from, comma-separated, or 'all' (default "
+        "%(default)s)",
+    )
+    p.add_argument(
         "--workers", type=int, default=d.workers, help="worker processes (default %(default)s)"
     )
     p.add_argument(
@@ -67,6 +73,14 @@ def run(args: argparse.Namespace) -> int:
 
     if args.photos < 20:
         raise ValueError("--photos must be at least 20")
+    from vision.synth.art import ART_FAMILIES
+
+    coin_art = [f for f in args.coin_art.split(",") if f]
+    if args.coin_art != "all" and (not coin_art or set(coin_art) - set(ART_FAMILIES)):
+        raise CliError(
+            f"--coin-art {args.coin_art!r}: give 'all' or art families from "
+            f"{', '.join(ART_FAMILIES)}, comma-separated"
+        )
     if args.quick and not args.out:
         raise CliError(
             "--quick makes a model that reads badly: give --out DIR so the shipped model stays"
@@ -78,6 +92,7 @@ def run(args: argparse.Namespace) -> int:
         holdout_background_family=args.holdout_background_family,
         holdout_art_family=args.holdout_art_family,
         art_share=args.art_share,
+        coin_art=args.coin_art,
         workers=max(1, args.workers),
     )
     if args.quick:
