@@ -794,3 +794,52 @@ def test_the_likeness_rescue_takes_a_faint_lattice_on_alike_mountains_never_one_
     assert (
         rescue.likeness_rescued(veiled, [FailedLattice(off_hom, off, zero, False)], SHIPPED) is None
     )
+
+
+def test_the_outline_rescue_takes_an_outline_its_refinement_lost_never_one_a_cell_off() -> None:
+    """An outline on the sheet whose refinement slid half a cell onto the drawn symbols is taken
+    as it was, on its clearly separated mountains; an outline a cell off is not, nor one without
+    an outline to fall back on."""
+    photo, truth = warped_sheet("A", 2, seed=5, tilt=30.0)
+    hom = grid.homography_from_intersections(truth)
+    zero = np.zeros((12, 12, 2))
+    slid_hom, slid = _moved(hom, np.array([0.5, 0.4]))
+    assert profiles.mountain_separation(photo, truth) >= SHIPPED.accept.outline_mountains
+    lost = FailedLattice(slid_hom, slid, zero, False, outline=hom)
+    found = rescue.outline_rescued(photo, [lost], SHIPPED)
+    assert found is not None
+    pts = lattice_points(found.homography, found.disp).reshape(12, 12, 2)
+    assert np.abs(pts - truth).max() < 1e-3
+    assert (
+        rescue.outline_rescued(photo, [FailedLattice(slid_hom, slid, zero, False)], SHIPPED) is None
+    )
+    for by in ([1, 0], [0, -1]):
+        off_hom, off = _moved(hom, np.array(by, float))
+        assert profiles.mountain_separation(photo, off) < SHIPPED.accept.outline_mountains
+        off_lattice = FailedLattice(off_hom, off, zero, False, outline=off_hom)
+        assert rescue.outline_rescued(photo, [off_lattice], SHIPPED) is None
+
+
+def test_the_outline_rescue_runs_last_and_only_when_nothing_was_found() -> None:
+    assert isinstance(search.GRID_PASSES[-1], search.OutlineRescue)
+    assert search.OutlineRescue().wanted(np.zeros((10, 10, 3), np.uint8), None, SHIPPED)
+    placed = _candidate(np.array([[0, 0], [10, 0], [10, 10], [0, 10]], float), 2.0, 0.5)
+    assert not search.OutlineRescue().wanted(np.zeros((10, 10, 3), np.uint8), placed, SHIPPED)
+
+
+def test_an_unrefined_outline_stays_as_it_was_when_the_finish_slides_off_its_mountains() -> None:
+    """The finish snaps onto lines; where it slid the lattice half a cell (onto drawn symbols) the
+    mountains no longer sit on whole cells, so the outline is kept, every crossing in doubt; a
+    finish that kept them is taken."""
+    photo, truth = warped_sheet("B", 1, seed=9, tilt=30.0)
+    hom = grid.homography_from_intersections(truth)
+    outline = candidates.Candidate(hom, np.zeros((12, 12, 2)), 0.0, 0.5, area_corners(truth))
+    outline.refined = False
+    slid_hom, slid = _moved(hom, np.array([0.5, 0.45]))
+    slid_fit = grid.GridFit(slid, slid_hom, 0.0, 0.0)
+    kept = grid._unrefined_if_better(photo, outline, slid_fit)
+    assert np.abs(kept.intersections - truth).max() < 1e-3
+    assert (kept.crossing_doubt == grid.UNREFINED_DOUBT_U).all()
+    assert grid.UNREFINED_DOUBT_U > grid.DOUBT_U  # so the reader flags what it is unsure of there
+    good_fit = grid.GridFit(truth, hom, 1.5, 0.01)
+    assert grid._unrefined_if_better(photo, outline, good_fit) is good_fit

@@ -46,6 +46,7 @@ from vision.lattice import (
 
 __all__ = [
     "DOUBT_U",
+    "UNREFINED_DOUBT_U",
     "GRID_PASSES",
     "PX",
     "DegenerateFit",
@@ -63,6 +64,11 @@ __all__ = [
 ]
 
 
+#: how far an unrefined outline's crossings may be from the printed ones (raw frame outlines of
+#: steep, bowed photos lay 0.15–0.3 u off): every cell's sampling is in doubt
+UNREFINED_DOUBT_U = 0.3
+
+
 def fit_grid(
     image: np.ndarray, tuning: GridTuning = SHIPPED, passes: Sequence[GridPass] = GRID_PASSES
 ) -> GridFit | None:
@@ -71,6 +77,22 @@ def fit_grid(
     if found is None:
         return None
     try:
-        return finish_grid(image, found.homography, found.disp, found.score, tuning)
+        fit = finish_grid(image, found.homography, found.disp, found.score, tuning)
     except DegenerateFit:  # the finished crossings span no plane: that was no sheet's grid
         return None
+    if found.refined:
+        return fit
+    return _unrefined_if_better(image, found, fit)
+
+
+def _unrefined_if_better(image: np.ndarray, found, fit: GridFit) -> GridFit:
+    """An unrefined outline's finished fit, or the outline as it was when the finish moved its
+    mountains off whole cells (the faint lines it snaps to were lost to the refinement too)."""
+    from vision.grid.profiles import mountain_separation
+    from vision.lattice import lattice_points
+
+    pts = lattice_points(found.homography)
+    if mountain_separation(image, fit.intersections) >= mountain_separation(image, pts):
+        return fit
+    doubt = np.full_like(fit.crossing_doubt, UNREFINED_DOUBT_U)
+    return GridFit(pts, found.homography, fit.lattice_score, 0.0, doubt)

@@ -29,6 +29,7 @@ class Candidate:
     separation: float  # mountain separation (vision.orient)
     corners: np.ndarray  # (4, 2) image px of the refined cell area
     inside: float = 1.0  # share of its cells inside the photo (:func:`share_inside`)
+    refined: bool = True  # False: an outline taken as it was (vision.grid.rescue.outline_rescued)
 
     @property
     def area(self) -> float:
@@ -75,12 +76,16 @@ class FailedLattice:
     intersections: np.ndarray  # (12, 12, 2) image px
     disp: np.ndarray  # (12, 12, 2) u
     strict: bool  # from a fallback source: the mountains must confirm it clearly
+    outline: np.ndarray | None = None  # u → image px: the hypothesis before it was refined
 
     def enlarged(self, shrink: float) -> FailedLattice:
         """The same lattice in the photo the searched image was shrunk from by ``shrink``."""
         to_full = np.diag([1.0 / shrink, 1.0 / shrink, 1.0])
         return replace(
-            self, homography=to_full @ self.homography, intersections=self.intersections / shrink
+            self,
+            homography=to_full @ self.homography,
+            intersections=self.intersections / shrink,
+            outline=None if self.outline is None else to_full @ self.outline,
         )
 
 
@@ -171,7 +176,7 @@ def check_hypotheses(
             _darkness_passes(score, separation, strict, clear_lines, tuning)
             or _likeness_passes(small, pts, score, strict, tuning)
         ):
-            out.failed.append(FailedLattice(placed.homography, pts, placed.disp, strict))
+            out.failed.append(FailedLattice(placed.homography, pts, placed.disp, strict, hom))
             continue
         out.passing.append(
             Candidate(

@@ -193,3 +193,37 @@ def likeness_rescued(
             )
         )
     return choose(passing)
+
+
+def outline_rescued(
+    image: np.ndarray, failed: list[FailedLattice], tuning: GridTuning
+) -> Candidate | None:
+    """The best outline, as it was before its refinement, on whose cells the five mountains stand
+    out clearly (``outline_mountains``): a sheet seen so steeply, or bowed so far, that its faint
+    dashed lines vanish and the local refinement snaps onto the drawn symbols instead."""
+    check = tuning.accept
+    passing: list[Candidate] = []
+    distinct: list[np.ndarray] = []
+    for lattice in failed:
+        if lattice.outline is None:
+            continue
+        pts = lattice_points(lattice.outline)
+        corners = area_corners(pts)
+        if not is_new_quad(corners, distinct):
+            continue
+        distinct.append(corners)
+        separation = mountain_separation(image, pts)
+        if separation < check.outline_mountains:
+            continue
+        passing.append(
+            Candidate(
+                lattice.outline,
+                np.zeros_like(lattice.disp),
+                0.0,
+                separation,
+                corners,
+                share_inside(pts, image.shape),
+                refined=False,
+            )
+        )
+    return choose(passing)

@@ -26,7 +26,7 @@ from vision.grid.candidates import (
 )
 from vision.grid.profiles import lattice_fit
 from vision.grid.quads import outline_fallbacks, quad_candidates, quad_hypotheses
-from vision.grid.rescue import likeness_rescued, rescued, rivals
+from vision.grid.rescue import likeness_rescued, outline_rescued, rescued, rivals
 from vision.grid.segments import segment_quads
 from vision.grid.tuning import GridTuning
 from vision.lattice import line_image
@@ -236,6 +236,27 @@ class LikenessRescue:
         return PassResult(likeness_rescued(image, list(failed), tuning))
 
 
+@dataclass(frozen=True)
+class OutlineRescue:
+    """When nothing was found, the refused outlines as they were before their refinement, on
+    their mountains alone (:func:`outline_rescued`): steep or bowed sheets whose faint lines the
+    refinement lost."""
+
+    name: str = "outline rescue"
+
+    def wanted(self, image: np.ndarray, found: Candidate | None, tuning: GridTuning) -> bool:
+        return found is None
+
+    def run(
+        self,
+        image: np.ndarray,
+        found: Candidate | None,
+        failed: Sequence[FailedLattice],
+        tuning: GridTuning,
+    ) -> PassResult:
+        return PassResult(outline_rescued(image, list(failed), tuning))
+
+
 #: the grid search, cheapest first: the slower sources run only when the cheaper found nothing
 GRID_PASSES: tuple[GridPass, ...] = (
     Search("frame outlines", frame_outlines),
@@ -244,6 +265,7 @@ GRID_PASSES: tuple[GridPass, ...] = (
     Search("fallback outlines, larger", FallbackOutlines(), retry=True),
     ThinLineRescue(),
     LikenessRescue(),
+    OutlineRescue(),
 )
 
 

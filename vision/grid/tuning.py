@@ -53,6 +53,9 @@ class AcceptTuning:
     #: mountains look this much more alike than any other layout's or shift's: 0.69–0.75 where
     #: the publisher's colour sheet's faint dashed lines failed, at most 0.29 on lattices off
     likeness_carries: float = 0.5
+    #: an outline taken as it is, unrefined, when nothing else passed: its five mountains must
+    #: stand out this clearly
+    outline_mountains: float = 0.3
 
 
 @dataclass(frozen=True)
