@@ -821,10 +821,11 @@ def test_the_outline_rescue_takes_an_outline_its_refinement_lost_never_one_a_cel
 
 
 def test_the_outline_rescue_runs_last_and_only_when_nothing_was_found() -> None:
-    assert isinstance(search.GRID_PASSES[-1], search.OutlineRescue)
-    assert search.OutlineRescue().wanted(np.zeros((10, 10, 3), np.uint8), None, SHIPPED)
+    last = search.GRID_PASSES[-1]
+    assert isinstance(last, search.LastResort) and last.judge is rescue.outline_rescued
+    assert last.wanted(np.zeros((10, 10, 3), np.uint8), None, SHIPPED)
     placed = _candidate(np.array([[0, 0], [10, 0], [10, 10], [0, 10]], float), 2.0, 0.5)
-    assert not search.OutlineRescue().wanted(np.zeros((10, 10, 3), np.uint8), placed, SHIPPED)
+    assert not last.wanted(np.zeros((10, 10, 3), np.uint8), placed, SHIPPED)
 
 
 def test_an_unrefined_outline_stays_as_it_was_when_the_finish_slides_off_its_mountains() -> None:

@@ -3,8 +3,8 @@
 Each pass sees the photo, the lattice found so far and every lattice the earlier passes refined
 but refused; it returns the lattice found now and the lattices it refused. A search pass runs only
 while nothing is found (:class:`Search`); then the refused lattices are judged again, on thin lines
-(:class:`ThinLineRescue`) and, when still nothing is found, by their mountains' likeness
-(:class:`LikenessRescue`).
+(:class:`ThinLineRescue`) and, when still nothing is found, by their mountains' likeness, then as
+their outlines were before refinement (:class:`LastResort`).
 """
 
 from __future__ import annotations
@@ -216,33 +216,14 @@ class ThinLineRescue:
 
 
 @dataclass(frozen=True)
-class LikenessRescue:
-    """When nothing was found, the refused lattices from frame outlines whose five printed
-    mountains look alike (:func:`likeness_rescued`): faint dashed lines, mountains crowded by
-    dark shading."""
+class LastResort:
+    """When nothing was found, the refused lattices judged once more by ``judge``:
+    :func:`likeness_rescued` (faint dashed lines, mountains crowded by dark shading, but printed
+    alike) or :func:`outline_rescued` (steep or bowed sheets whose faint lines the refinement lost,
+    taken as their outline was, on their mountains alone)."""
 
-    name: str = "likeness rescue"
-
-    def wanted(self, image: np.ndarray, found: Candidate | None, tuning: GridTuning) -> bool:
-        return found is None
-
-    def run(
-        self,
-        image: np.ndarray,
-        found: Candidate | None,
-        failed: Sequence[FailedLattice],
-        tuning: GridTuning,
-    ) -> PassResult:
-        return PassResult(likeness_rescued(image, list(failed), tuning))
-
-
-@dataclass(frozen=True)
-class OutlineRescue:
-    """When nothing was found, the refused outlines as they were before their refinement, on
-    their mountains alone (:func:`outline_rescued`): steep or bowed sheets whose faint lines the
-    refinement lost."""
-
-    name: str = "outline rescue"
+    name: str
+    judge: Callable[[np.ndarray, list[FailedLattice], GridTuning], Candidate | None]
 
     def wanted(self, image: np.ndarray, found: Candidate | None, tuning: GridTuning) -> bool:
         return found is None
@@ -254,7 +235,7 @@ class OutlineRescue:
         failed: Sequence[FailedLattice],
         tuning: GridTuning,
     ) -> PassResult:
-        return PassResult(outline_rescued(image, list(failed), tuning))
+        return PassResult(self.judge(image, list(failed), tuning))
 
 
 #: the grid search, cheapest first: the slower sources run only when the cheaper found nothing
@@ -264,8 +245,8 @@ GRID_PASSES: tuple[GridPass, ...] = (
     Search("fallback outlines", FallbackOutlines()),
     Search("fallback outlines, larger", FallbackOutlines(), retry=True),
     ThinLineRescue(),
-    LikenessRescue(),
-    OutlineRescue(),
+    LastResort("likeness rescue", likeness_rescued),
+    LastResort("outline rescue", outline_rescued),
 )
 
 
