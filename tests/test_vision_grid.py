@@ -844,3 +844,21 @@ def test_an_unrefined_outline_stays_as_it_was_when_the_finish_slides_off_its_mou
     assert grid.UNREFINED_DOUBT_U > grid.DOUBT_U  # so the reader flags what it is unsure of there
     good_fit = grid.GridFit(truth, hom, 1.5, 0.01)
     assert grid._unrefined_if_better(photo, outline, good_fit) is good_fit
+
+
+def test_a_lattice_a_cell_off_whose_mountains_say_nothing_moves_onto_alike_mountains(
+    monkeypatch,
+) -> None:
+    """Line-art mountains on white are no darker than the paper (separation 0), so a clear
+    lattice a cell off passes the checks; the five mountains look alike only on the right
+    lattice, which the fit moves to. A fit in place stays as it is."""
+    photo, truth = warped_sheet("A", 0, seed=11, tilt=20.0)
+    monkeypatch.setattr(profiles, "mountain_separation", lambda image, pts: 0.0)
+    hom = grid.homography_from_intersections(truth)
+    cell = np.linalg.norm(truth[0, 1] - truth[0, 0])
+    for by in ([1.0, 0.0], [-1.0, 1.0]):
+        off_hom, off = _moved(hom, np.array(by))
+        moved = grid._onto_alike_mountains(photo, grid.GridFit(off, off_hom, 3.0, 0.0), SHIPPED)
+        assert np.linalg.norm(moved.intersections - truth, axis=2).max() / cell < 0.15, by
+    in_place = grid.GridFit(truth, hom, 3.0, 0.0)
+    assert grid._onto_alike_mountains(photo, in_place, SHIPPED) is in_place
