@@ -853,7 +853,7 @@ def test_a_lattice_a_cell_off_whose_mountains_say_nothing_moves_onto_alike_mount
     lattice a cell off passes the checks; the five mountains look alike only on the right
     lattice, which the fit moves to. A fit in place stays as it is."""
     photo, truth = warped_sheet("A", 0, seed=11, tilt=20.0)
-    monkeypatch.setattr(profiles, "mountain_separation", lambda image, pts: 0.0)
+    monkeypatch.setattr(grid, "mountain_separation", lambda image, pts: 0.0)
     hom = grid.homography_from_intersections(truth)
     cell = np.linalg.norm(truth[0, 1] - truth[0, 0])
     for by in ([1.0, 0.0], [-1.0, 1.0]):

@@ -27,7 +27,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from vision.grid.candidates import Candidate
 from vision.grid.finish import finish_grid, shifted_fit
+from vision.grid.profiles import likeness_margin_at, mountain_separation
 from vision.grid.quads import order_corners
 from vision.grid.search import GRID_PASSES, GridPass, find_lattice
 from vision.grid.snap import DOUBT_U
@@ -39,10 +41,12 @@ from vision.lattice import (
     cell_side_px,
     homography_from_intersections,
     ideal_intersections,
+    lattice_points,
     line_image,
     sample_cells,
     warp_canonical,
 )
+from vision.orient import LIKENESS_SURE_MARGIN
 
 __all__ = [
     "DOUBT_U",
@@ -90,10 +94,6 @@ def _onto_alike_mountains(image: np.ndarray, fit: GridFit, tuning: GridTuning) -
     its own mountains say nothing by darkness (line art on white) and look more alike a cell
     away: a printer-friendly sheet's solid lines pass the line check on a lattice a cell off just
     as well as on the right one."""
-    from vision.grid.profiles import likeness_margin_at, mountain_separation
-    from vision.lattice import lattice_points
-    from vision.orient import LIKENESS_SURE_MARGIN
-
     if mountain_separation(image, fit.intersections) > 0:
         return fit
     if likeness_margin_at(image, fit.intersections) >= 0:
@@ -118,12 +118,9 @@ def _cells_away(rows: int, cols: int) -> np.ndarray:
     return np.array([[1.0, 0.0, cols], [0.0, 1.0, rows], [0.0, 0.0, 1.0]])
 
 
-def _unrefined_if_better(image: np.ndarray, found, fit: GridFit) -> GridFit:
+def _unrefined_if_better(image: np.ndarray, found: Candidate, fit: GridFit) -> GridFit:
     """An unrefined outline's finished fit, or the outline as it was when the finish moved its
     mountains off whole cells (the faint lines it snaps to were lost to the refinement too)."""
-    from vision.grid.profiles import mountain_separation
-    from vision.lattice import lattice_points
-
     pts = lattice_points(found.homography)
     if mountain_separation(image, fit.intersections) >= mountain_separation(image, pts):
         return fit
