@@ -28,7 +28,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from vision.grid.candidates import Candidate
-from vision.grid.finish import finish_grid, shifted_fit
+from vision.grid.finish import cells_away, finish_grid, shifted_fit
 from vision.grid.profiles import likeness_margin_at, mountain_separation
 from vision.grid.quads import order_corners
 from vision.grid.search import GRID_PASSES, GridPass, find_lattice
@@ -99,7 +99,7 @@ def _onto_alike_mountains(image: np.ndarray, fit: GridFit, tuning: GridTuning) -
     if likeness_margin_at(image, fit.intersections) >= 0:
         return fit
     margin, rows, cols = max(
-        (likeness_margin_at(image, lattice_points(fit.homography @ _cells_away(r, c))), r, c)
+        (likeness_margin_at(image, lattice_points(fit.homography @ cells_away(r, c))), r, c)
         for r in (-1, 0, 1)
         for c in (-1, 0, 1)
         if (r, c) != (0, 0)
@@ -111,11 +111,6 @@ def _onto_alike_mountains(image: np.ndarray, fit: GridFit, tuning: GridTuning) -
     except DegenerateFit:
         return fit
     return moved if likeness_margin_at(image, moved.intersections) >= LIKENESS_SURE_MARGIN else fit
-
-
-def _cells_away(rows: int, cols: int) -> np.ndarray:
-    """The u → u move of a lattice ``rows``, ``cols`` cells over."""
-    return np.array([[1.0, 0.0, cols], [0.0, 1.0, rows], [0.0, 0.0, 1.0]])
 
 
 def _unrefined_if_better(image: np.ndarray, found: Candidate, fit: GridFit) -> GridFit:

@@ -96,6 +96,15 @@ def _unless_degenerate(correction, *args):
         return None
 
 
+def cells_away(rows: int, cols: int) -> np.ndarray:
+    """The u → u move of a lattice ``rows``, ``cols`` cells over.
+
+    >>> cells_away(1, -2) @ np.array([0.0, 0.0, 1.0])
+    array([-2.,  1.,  1.])
+    """
+    return np.array([[1.0, 0.0, cols], [0.0, 1.0, rows], [0.0, 0.0, 1.0]])
+
+
 def shifted_fit(
     image: np.ndarray, fit: GridFit, rows: int, cols: int, tuning: GridTuning = SHIPPED
 ) -> GridFit:
@@ -103,8 +112,7 @@ def shifted_fit(
     finished like a found one: for a grid the printed glyph shows was placed a cell off
     (vision.orient.glyph_shift; under glare the darkness checks missed it). The new edge's
     crossings start from the homography's extrapolation, hence the wider first search."""
-    move = np.array([[1.0, 0.0, cols], [0.0, 1.0, rows], [0.0, 0.0, 1.0]])
-    hom = fit.homography @ move
+    hom = fit.homography @ cells_away(rows, cols)
     disp = refine(line_image(image), hom, PX, None, 0.3).disp
     return finish_grid(image, hom, disp, fit.lattice_score, tuning)
 
