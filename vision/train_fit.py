@@ -232,8 +232,8 @@ def fit_context(
 def fit_coins(photos: list[dict], cfg: TrainConfig):
     """The coin model: boosted trees over the coin features of every photo printed in one of
     ``cfg.coin_art``'s families, as photographed and relit."""
-    if cfg.coin_art != "all":
-        families = set(cfg.coin_art.split(","))
+    families = cfg.coin_families()
+    if families is not None:
         # a tiny recipe may draw none of them: then every photo
         photos = [r for r in photos if r.get("art", "lookalike") in families] or photos
     return _fit(

@@ -75,8 +75,8 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("--photos must be at least 20")
     from vision.synth.art import ART_FAMILIES
 
-    coin_art = [f for f in args.coin_art.split(",") if f]
-    if args.coin_art != "all" and (not coin_art or set(coin_art) - set(ART_FAMILIES)):
+    families = TrainConfig(coin_art=args.coin_art).coin_families()
+    if families is not None and (not families or families - set(ART_FAMILIES)):
         raise CliError(
             f"--coin-art {args.coin_art!r}: give 'all' or art families from "
             f"{', '.join(ART_FAMILIES)}, comma-separated"
