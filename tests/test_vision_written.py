@@ -85,6 +85,58 @@ def test_a_cell_without_ink_has_no_blobs_and_reads_blank():
     assert read.value is None and read.confidence == 1.0
 
 
+class _WidthModel:
+    """A stand-in classifier: a blob under 0.18 u wide is a "1" (``sure`` so), a wider one a sure
+    crossed-out number."""
+
+    def __init__(self, sure: float) -> None:
+        self.sure = sure
+
+    def probabilities(self, features: np.ndarray) -> np.ndarray:
+        from vision.digits import NOISE, SCRIBBLE, SHAPE_NAMES
+
+        width = np.asarray(features)[:, -1 - len(SHAPE_NAMES) + SHAPE_NAMES.index("width_u")]
+        out = np.zeros((len(features), len(CLASSES)), np.float32)
+        out[width < 0.18, CLASSES.index("1")] = self.sure
+        out[width < 0.18, NOISE] = 1 - self.sure
+        out[width >= 0.18, SCRIBBLE] = 0.97
+        return out
+
+
+@pytest.mark.parametrize("sure, expected", [(0.97, ["1", "1"]), (0.6, ["scribble"])])
+def test_touching_strokes_read_as_crossed_out_are_cut_when_both_pieces_read_surely(
+    sure: float, expected: list
+):
+    from vision.seasons import SCRIBBLE_CUT_SURE, best_reading
+
+    ink = np.zeros((30, 40), np.float32)
+    ink[10:20, 10:14] = ink[10:20, 16:20] = 1.0  # two short bars…
+    ink[14:16, 14:16] = 0.6  # …touching: one blob, as wide as tall
+    (blob,) = find_blobs(ink, BOX_PX)
+    pieces, probs = best_reading(blob, _WidthModel(sure), BOX_PX)
+    assert [CLASSES[int(k)] for k in probs.argmax(axis=1)] == expected
+    assert len(pieces) == len(expected)
+    assert (sure >= SCRIBBLE_CUT_SURE) == (len(pieces) == 2)
+
+
+def test_a_digit_model_of_another_layout_is_refused_with_a_clear_error(tmp_path):
+    from vision.inference import Network, to_arrays
+
+    old = Network(
+        np.zeros(3),
+        np.ones(3),
+        (np.eye(3, dtype=np.float32),),
+        (np.zeros(3, np.float32),),
+        np.arange(3),
+    )
+    np.savez_compressed(tmp_path / "digits.npz", **to_arrays(old, "digits/"))  # one bare network
+    with pytest.raises(ValueError, match="train-digits"):
+        load_digit_model(tmp_path)
+    np.savez_compressed(tmp_path / "digits.npz", **to_arrays(old, "digits/0/"))  # 3 features
+    with pytest.raises(ValueError, match="features"):
+        load_digit_model(tmp_path)
+
+
 # benchmark-range seeds whose sheets have all four seasons and the final total written (20
 # numbers each); small photos keep it fast
 PHOTO_SEEDS = [50_000_005, 50_000_008, 50_000_014]
@@ -131,7 +183,7 @@ def test_train_digits_quick_saves_a_model_that_loads_without_pickle(tmp_path):
     model = train_digits(3, quick=True, log=lambda _: None)
     model.save(tmp_path)
     back = load_digit_model(tmp_path)
-    x = np.random.default_rng(0).normal(size=(5, back.network.n_features_in_)).astype(np.float32)
+    x = np.random.default_rng(0).normal(size=(5, back.n_features)).astype(np.float32)
     assert np.allclose(back.probabilities(x), model.probabilities(x), atol=1e-5)
     assert back.meta["command"].endswith("--quick")
     assert back.meta["validation"]["load_digits_test_accuracy"] > 0.3  # far above chance (0.1)

@@ -2,11 +2,12 @@
 print/noise, a crossed-out number, or several touching characters (to be cut apart).
 
 Each blob is described the same way in training and reading (:func:`patch_features`): its ink
-density cropped to its bounding box, padded square and resized to ``PATCH`` × ``PATCH``, plus its
-shape (aspect, size in grid units, ink fill). The network is a small MLP exported to plain arrays
-(:mod:`vision.inference`), saved as ``models/digits.npz`` + ``models/digits.json`` and loaded with
-``allow_pickle=False``: nothing in the file can run code. ``cartographers train-digits`` makes it
-(:mod:`vision.digits_train`).
+density cropped to its bounding box, padded square and resized to ``PATCH`` × ``PATCH``, the
+directions of its strokes (:func:`stroke_directions`), plus its shape (aspect, size in grid units,
+ink fill). The classifier is a few small MLPs fitted from different starts, their probabilities
+averaged, exported to plain arrays (:mod:`vision.inference`), saved as ``models/digits.npz`` +
+``models/digits.json`` and loaded with ``allow_pickle=False``: nothing in the file can run code.
+``cartographers train-digits`` makes it (:mod:`vision.digits_train`).
 """
 
 from __future__ import annotations
@@ -26,24 +27,53 @@ PATCH = 16  # side of the normalised patch, px
 CLASSES = tuple("0123456789") + ("-", "noise", "scribble", "many")
 NOISE, SCRIBBLE, MANY = CLASSES.index("noise"), CLASSES.index("scribble"), CLASSES.index("many")
 SHAPE_NAMES = ("log_aspect", "height_u", "width_u", "fill")
+DIRECTION_CELL = 4  # stroke directions are counted in square cells of this many patch pixels…
+DIRECTION_BINS = 9  # …in this many directions (0–180°)
+N_DIRECTIONS = (PATCH // DIRECTION_CELL) ** 2 * DIRECTION_BINS
+#: a blob's feature row (vision.seasons.blob_features): the patch, its stroke directions, its
+#: shape and its distance from the cell's edges
+N_FEATURES = PATCH * PATCH + N_DIRECTIONS + len(SHAPE_NAMES) + 1
 MODEL_DIR = Path(__file__).resolve().parent.parent / "models"
 PREFIX = "digits/"
 
 
+def stroke_directions(patch: np.ndarray) -> np.ndarray:
+    """How the strokes of a ``PATCH`` × ``PATCH`` picture run, cell by cell: in each
+    ``DIRECTION_CELL``² cell, the gradient's strength summed into ``DIRECTION_BINS`` directions;
+    the whole scaled to unit length. A "1" and a "7" differ more here than pixel by pixel.
+
+    >>> bar = np.zeros((PATCH, PATCH), np.float32); bar[:, 7:9] = 1.0  # a vertical stroke
+    >>> h = stroke_directions(bar).reshape(-1, DIRECTION_BINS).sum(axis=0)
+    >>> int(np.argmax(h))  # its edges' gradient points across it: direction 0°
+    0
+    """
+    gy, gx = np.gradient(patch.astype(np.float32))
+    strength = np.hypot(gx, gy)
+    direction = np.minimum(
+        ((np.arctan2(gy, gx) % np.pi) / np.pi * DIRECTION_BINS).astype(int), DIRECTION_BINS - 1
+    )
+    n = PATCH // DIRECTION_CELL
+    cell = (np.arange(PATCH) // DIRECTION_CELL)[:, None] * n + np.arange(PATCH) // DIRECTION_CELL
+    hist = np.zeros(n * n * DIRECTION_BINS, np.float32)
+    np.add.at(hist, (cell * DIRECTION_BINS + direction).ravel(), strength.ravel())
+    return hist / (float(np.linalg.norm(hist)) + 1e-6)
+
+
 def patch_features(ink: np.ndarray, px_per_u: float) -> np.ndarray:
-    """One blob's features: its normalised ``PATCH``² density picture and its shape.
+    """One blob's features: its normalised ``PATCH``² density picture, its
+    :func:`stroke_directions` and its shape.
 
     ``ink`` is the blob's density (0 = paper) cropped around it, at ``px_per_u`` pixels per grid
     unit.
 
     >>> blob = np.zeros((20, 8), np.float32); blob[2:18, 3:5] = 1.0  # a "1"
     >>> f = patch_features(blob, 40.0); f.shape, round(float(f[-3]), 2)
-    ((260,), 0.4)
+    ((404,), 0.4)
     """
     on = ink > 0.15 * max(float(ink.max()), 1e-6)
     ys, xs = np.nonzero(on)
     if len(ys) == 0:
-        return np.zeros(PATCH * PATCH + len(SHAPE_NAMES), np.float32)
+        return np.zeros(PATCH * PATCH + N_DIRECTIONS + len(SHAPE_NAMES), np.float32)
     crop = ink[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1].astype(np.float32)
     h, w = crop.shape
     side = max(h, w) + 2
@@ -53,44 +83,67 @@ def patch_features(ink: np.ndarray, px_per_u: float) -> np.ndarray:
     small = cv2.resize(square, (PATCH, PATCH), interpolation=cv2.INTER_AREA)
     small /= max(float(small.max()), 1e-6)
     shape = [np.log(h / w), h / px_per_u, w / px_per_u, float(on[ys.min() :, xs.min() :].mean())]
-    return np.concatenate([small.ravel(), np.array(shape, np.float32)]).astype(np.float32)
+    parts = [small.ravel(), stroke_directions(small), np.array(shape, np.float32)]
+    return np.concatenate(parts).astype(np.float32)
 
 
 @dataclass(frozen=True)
 class DigitModel:
-    """The exported network and what it was trained on."""
+    """The exported networks (their probabilities are averaged) and what they were trained on."""
 
-    network: Network
+    networks: tuple[Network, ...]
     meta: dict = field(default_factory=dict)
 
     def probabilities(self, features: np.ndarray) -> np.ndarray:
-        """(N, len(CLASSES)) class probabilities of feature rows."""
+        """(N, len(CLASSES)) class probabilities of feature rows: the networks' mean."""
+        out = np.zeros((len(features), len(CLASSES)), np.float32)
         if len(features) == 0:
-            return np.zeros((0, len(CLASSES)), np.float32)
-        p = self.network.predict_proba(np.asarray(features, np.float32))
-        out = np.zeros((len(p), len(CLASSES)), np.float32)
-        out[:, self.network.classes.astype(int)] = p
+            return out
+        x = np.asarray(features, np.float32)
+        for network in self.networks:
+            out[:, network.classes.astype(int)] += network.predict_proba(x) / len(self.networks)
         return out
+
+    @property
+    def n_features(self) -> int:
+        """How many features a row must have."""
+        return int(self.networks[0].n_features_in_)
 
     def save(self, directory: Path) -> tuple[Path, Path]:
         """``digits.npz`` (arrays only) and ``digits.json`` (how it was made) in ``directory``."""
         directory.mkdir(parents=True, exist_ok=True)
         npz, meta = directory / "digits.npz", directory / "digits.json"
-        np.savez_compressed(npz, **to_arrays(self.network, PREFIX))
+        arrays = {}
+        for k, network in enumerate(self.networks):
+            arrays.update(to_arrays(network, f"{PREFIX}{k}/"))
+        np.savez_compressed(npz, **arrays)
         meta.write_text(json.dumps(self.meta, indent=1) + "\n")
         return npz, meta
 
 
 def load_digit_model(directory: Path | str = MODEL_DIR) -> DigitModel:
-    """The digit model saved in ``directory`` (never unpickles anything)."""
+    """The digit model saved in ``directory`` (never unpickles anything).
+
+    Raises ``ValueError`` when the file holds something else than networks over this version's
+    features (an older layout: run ``cartographers train-digits``)."""
     directory = Path(directory)
     with np.load(directory / "digits.npz", allow_pickle=False) as arrays:
-        network = from_arrays({k: arrays[k] for k in arrays.files}, PREFIX)
+        data = {k: arrays[k] for k in arrays.files}
+    count = 0
+    while f"{PREFIX}{count}/kind" in data:
+        count += 1
+    networks = tuple(from_arrays(data, f"{PREFIX}{k}/") for k in range(count))
     meta_path = directory / "digits.json"
     meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
-    if not isinstance(network, Network):
-        raise ValueError("models/digits.npz must hold a network")
-    return DigitModel(network, meta)
+    if not networks or not all(isinstance(n, Network) for n in networks):
+        raise ValueError("models/digits.npz must hold networks: run cartographers train-digits")
+    model = DigitModel(networks, meta)
+    if model.n_features != N_FEATURES:
+        raise ValueError(
+            f"models/digits.npz reads {model.n_features} features, this version makes "
+            f"{N_FEATURES}: run cartographers train-digits"
+        )
+    return model
 
 
 @lru_cache(maxsize=1)

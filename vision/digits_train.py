@@ -33,7 +33,9 @@ from vision.seasons import (
 from vision.synth.digits import WritingHand, render_chars
 from vision.synth.paper import RenderedSheet
 
-HIDDEN = (192, 96)  # the network's hidden layer
+HIDDEN = (192, 96)  # each network's hidden layers
+#: networks fitted from different starts; their mean reads more numbers right than any one
+NETWORKS = {"full": 3, "quick": 2}
 GENERATED = {"full": 1500, "quick": 40}  # generated examples per character class
 SCRIBBLED = {"full": 1500, "quick": 50}
 PRINT_RENDERS = {"full": 6, "quick": 1}  # degraded copies of each empty printing
@@ -262,22 +264,25 @@ def build_data(seed: int, recipe: str, log: Callable[[str], None]) -> dict:
 
 
 def fit(x: np.ndarray, y: np.ndarray, seed: int, quick: bool) -> DigitModel:
-    """The standardised MLP fitted on ``x``, ``y`` and exported to arrays."""
+    """``NETWORKS`` standardised MLPs fitted on ``x``, ``y`` from different starts, exported to
+    arrays (the reader averages them)."""
     from sklearn.neural_network import MLPClassifier
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
 
     from vision.inference import export
 
-    mlp = MLPClassifier(
-        hidden_layer_sizes=HIDDEN,
-        alpha=1e-2,
-        max_iter=60 if quick else 250,
-        early_stopping=not quick,
-        random_state=seed,
-    )
-    pipeline = make_pipeline(StandardScaler(), mlp).fit(x, y)
-    return DigitModel(export(pipeline, x[:256]))
+    networks = []
+    for k in range(NETWORKS["quick" if quick else "full"]):
+        mlp = MLPClassifier(
+            hidden_layer_sizes=HIDDEN,
+            alpha=1e-2,
+            max_iter=60 if quick else 250,
+            early_stopping=not quick,
+            random_state=1000 * seed + k,
+        )
+        networks.append(export(make_pipeline(StandardScaler(), mlp).fit(x, y), x[:256]))
+    return DigitModel(tuple(networks))
 
 
 def train_digits(seed: int, quick: bool = False, log: Callable[[str], None] = print) -> DigitModel:
@@ -302,6 +307,7 @@ def train_digits(seed: int, quick: bool = False, log: Callable[[str], None] = pr
         "recipe": "quick" if quick else "full",
         "classes": list(CLASSES),
         "hidden": list(HIDDEN),
+        "networks": len(model.networks),
         "examples": counts,
         "validation": {k: round(v, 4) for k, v in figures.items()},
         "seconds": round(time.time() - t0, 1),
@@ -313,7 +319,7 @@ def train_digits(seed: int, quick: bool = False, log: Callable[[str], None] = pr
             "platform": platform.platform(),
         },
     }
-    return DigitModel(model.network, meta)
+    return DigitModel(model.networks, meta)
 
 
 # ---- blobs harvested from synthetic photos ---------------------------------------------------

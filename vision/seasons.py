@@ -29,10 +29,9 @@ from scoring.written import SEASON_NAMES, WrittenScores, WrittenSeason
 from vision.digits import (
     CLASSES,
     MANY,
+    N_FEATURES,
     NOISE,
-    PATCH,
     SCRIBBLE,
-    SHAPE_NAMES,
     DigitModel,
     patch_features,
 )
@@ -44,8 +43,6 @@ from vision.season_boxes import (
     strip_cells,
 )
 
-N_FEATURES = PATCH * PATCH + len(SHAPE_NAMES) + 1  # the patch, its shape, its distance from edges
-
 LINE_RUN_U = 0.32  # a straight run this long along a border is print, not writing
 EDGE_U = 0.05  # ink this close to a cell's edge belongs to the border
 INK_FLOOR = 0.07  # darkness (share of the paper's brightness) that can be ink at all
@@ -55,6 +52,9 @@ WEAK_SHARE = 0.65  # a blob takes in joined ink this share as dark as its thresh
 SPLIT_MANY = 0.3  # a blob is cut when it is "several characters" this surely…
 SPLIT_UNSURE = 0.6  # …or no single reading is this sure
 CUT_COST = 0.2  # a cut through a blob must make its pieces this much surer (mean log p)
+#: a wide blob read as a crossed-out number is read as two characters instead when one cut gives
+#: two this sure (mean log p): two touching digits ("10", "36") look scribbled to the classifier
+SCRIBBLE_CUT_SURE = 0.9
 EDGE_CAP_U = 0.3  # distances from the cell's edges are counted up to this
 MIN_BLOB_U2 = 0.0012  # blobs smaller than this (u²) are specks
 MIN_SEED_PX = 2  # a blob needs this many pixels above the threshold
@@ -192,13 +192,27 @@ def best_reading(blob: Blob, model: DigitModel, px: int) -> tuple[list[Blob], np
     crossing-out), or — when the classifier sees several characters or is unsure — cut into two
     or three (touching digits, a minus sign joined to its number). Scored by the geometric mean
     of each piece's most probable class; each cut costs ``CUT_COST``. Every column is tried as a
-    single cut; pairs of the best cuts too."""
+    single cut; pairs of the best cuts too. A wide blob read surely as crossed out is cut in two
+    when both pieces read as characters at least ``SCRIBBLE_CUT_SURE`` (:func:`_touching_pair`)."""
     whole = model.probabilities(blob_features([blob], px))
     best, best_probs = [blob], whole
     best_score = float(np.log(whole[0, :MANY].max() + 1e-6))
     sure_whole = whole[0, MANY] < SPLIT_MANY and whole[0, :MANY].max() >= SPLIT_UNSURE
-    if sure_whole or blob.width < 0.5 * blob.height or blob.width < 6:
+    if blob.width < 0.5 * blob.height or blob.width < 6:
         return best, best_probs
+    if not sure_whole:
+        best, best_probs = _best_cut(blob, model, px, best, best_probs, best_score)
+    scribbled = whole[0, :MANY].argmax() == SCRIBBLE and blob.width >= 0.9 * blob.height
+    if len(best) == 1 and scribbled:
+        return _touching_pair(blob, model, px) or (best, best_probs)
+    return best, best_probs
+
+
+def _best_cut(
+    blob: Blob, model: DigitModel, px: int, best: list, best_probs: np.ndarray, best_score: float
+) -> tuple[list[Blob], np.ndarray]:
+    """:func:`best_reading`'s search: every single cut, then pairs of the best ones, each kept
+    when it scores above ``best_score``."""
     singles = []
     for c in range(2, blob.width - 2):
         pieces = _cut(blob, [c])
@@ -217,6 +231,21 @@ def best_reading(blob: Blob, model: DigitModel, px: int) -> tuple[list[Blob], np
             if len(pieces) == 3 and _score(probs) > best_score:
                 best, best_probs, best_score = pieces, probs, _score(probs)
     return best, best_probs
+
+
+def _touching_pair(blob: Blob, model: DigitModel, px: int) -> tuple[list[Blob], np.ndarray] | None:
+    """``blob`` cut in two where its pieces read surest as characters, when they read at least
+    ``SCRIBBLE_CUT_SURE`` so (mean log p); else None."""
+    best = None
+    for c in range(2, blob.width - 2):
+        pieces = _cut(blob, [c])
+        if len(pieces) < 2:
+            continue
+        probs = model.probabilities(blob_features(pieces, px))
+        score = float(np.log(probs[:, :NOISE].max(axis=1) + 1e-6).mean())
+        if score >= np.log(SCRIBBLE_CUT_SURE) and (best is None or score > best[0]):
+            best = (score, pieces, probs)
+    return None if best is None else (best[1], best[2])
 
 
 def _score(probs: np.ndarray) -> float:
