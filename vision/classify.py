@@ -164,7 +164,7 @@ class ReaderModel:
         >>> model.sheet_threshold(np.array([1.0] * 95 + [0.8] * 5))
         (0.998, False)
         >>> model.sheet_threshold(np.array([1.0] * 90 + [0.8] * 10))
-        (0.9999, True)
+        (0.9995, True)
         """
         unfamiliar = (
             bool(len(confidences))
