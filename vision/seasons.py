@@ -195,36 +195,47 @@ def best_reading(blob: Blob, model: DigitModel, px: int) -> tuple[list[Blob], np
     single cut; pairs of the best cuts too. A wide blob read surely as crossed out is cut in two
     when both pieces read as characters at least ``SCRIBBLE_CUT_SURE`` (:func:`_touching_pair`)."""
     whole = model.probabilities(blob_features([blob], px))
-    best, best_probs = [blob], whole
-    best_score = float(np.log(whole[0, :MANY].max() + 1e-6))
-    sure_whole = whole[0, MANY] < SPLIT_MANY and whole[0, :MANY].max() >= SPLIT_UNSURE
     if blob.width < 0.5 * blob.height or blob.width < 6:
-        return best, best_probs
-    if not sure_whole:
-        best, best_probs = _best_cut(blob, model, px, best, best_probs, best_score)
+        return [blob], whole
+    sure_whole = whole[0, MANY] < SPLIT_MANY and whole[0, :MANY].max() >= SPLIT_UNSURE
     scribbled = whole[0, :MANY].argmax() == SCRIBBLE and blob.width >= 0.9 * blob.height
+    if sure_whole and not scribbled:
+        return [blob], whole
+    singles = _single_cuts(blob, model, px)
+    best, best_probs = ([blob], whole) if sure_whole else _best_cut(blob, model, px, singles, whole)
     if len(best) == 1 and scribbled:
-        return _touching_pair(blob, model, px) or (best, best_probs)
+        return _touching_pair(singles) or (best, best_probs)
     return best, best_probs
 
 
-def _best_cut(
-    blob: Blob, model: DigitModel, px: int, best: list, best_probs: np.ndarray, best_score: float
-) -> tuple[list[Blob], np.ndarray]:
-    """:func:`best_reading`'s search: every single cut, then pairs of the best ones, each kept
-    when it scores above ``best_score``."""
-    singles = []
+def _single_cuts(
+    blob: Blob, model: DigitModel, px: int
+) -> list[tuple[int, list[Blob], np.ndarray]]:
+    """Every cut of ``blob`` at one column into two pieces: (column, pieces, their
+    probabilities)."""
+    out = []
     for c in range(2, blob.width - 2):
         pieces = _cut(blob, [c])
-        if len(pieces) < 2:
-            continue
-        probs = model.probabilities(blob_features(pieces, px))
+        if len(pieces) == 2:
+            out.append((c, pieces, model.probabilities(blob_features(pieces, px))))
+    return out
+
+
+def _best_cut(
+    blob: Blob, model: DigitModel, px: int, singles: list, whole: np.ndarray
+) -> tuple[list[Blob], np.ndarray]:
+    """:func:`best_reading`'s search: the whole blob, every single cut (``singles``), then pairs
+    of the best ones, each kept when it scores above the best so far."""
+    best, best_probs = [blob], whole
+    best_score = float(np.log(whole[0, :MANY].max() + 1e-6))
+    scored = []
+    for c, pieces, probs in singles:
         score = _score(probs)
-        singles.append((score, c))
+        scored.append((score, c))
         if score > best_score:
             best, best_probs, best_score = pieces, probs, score
     if blob.width >= 1.1 * blob.height:
-        top = [c for _, c in sorted(singles, reverse=True)[:5]]
+        top = [c for _, c in sorted(scored, reverse=True)[:5]]
         for a, z in ((a, z) for a in top for z in top if z - a >= 3):
             pieces = _cut(blob, [a, z])
             probs = model.probabilities(blob_features(pieces, px))
@@ -233,25 +244,25 @@ def _best_cut(
     return best, best_probs
 
 
-def _touching_pair(blob: Blob, model: DigitModel, px: int) -> tuple[list[Blob], np.ndarray] | None:
-    """``blob`` cut in two where its pieces read surest as characters, when they read at least
-    ``SCRIBBLE_CUT_SURE`` so (mean log p); else None."""
+def _touching_pair(singles: list) -> tuple[list[Blob], np.ndarray] | None:
+    """Of the single cuts (:func:`_single_cuts`), the one whose two pieces read surest as
+    characters, when they read at least ``SCRIBBLE_CUT_SURE`` so (mean log p); else None."""
     best = None
-    for c in range(2, blob.width - 2):
-        pieces = _cut(blob, [c])
-        if len(pieces) < 2:
-            continue
-        probs = model.probabilities(blob_features(pieces, px))
-        score = float(np.log(probs[:, :NOISE].max(axis=1) + 1e-6).mean())
+    for _, pieces, probs in singles:
+        score = _sureness(probs)
         if score >= np.log(SCRIBBLE_CUT_SURE) and (best is None or score > best[0]):
             best = (score, pieces, probs)
     return None if best is None else (best[1], best[2])
 
 
+def _sureness(probs: np.ndarray) -> float:
+    """How surely pieces are characters: the mean log of each one's most probable character."""
+    return float(np.log(probs[:, :NOISE].max(axis=1) + 1e-6).mean())
+
+
 def _score(probs: np.ndarray) -> float:
     """How surely cut pieces are characters, less the cost of the cuts."""
-    chars = probs[:, :NOISE].max(axis=1)
-    return float(np.log(chars + 1e-6).mean()) - CUT_COST * (len(probs) - 1)
+    return _sureness(probs) - CUT_COST * (len(probs) - 1)
 
 
 def blob_features(blobs: list[Blob], px: int) -> np.ndarray:

@@ -24,14 +24,6 @@ class TrainConfig:
     # (docs/reader.md, "Other printings")
     coin_art: str = "lookalike"
 
-    def coin_families(self) -> set[str] | None:
-        """The art families named by ``coin_art`` (``None``: every one).
-
-        >>> TrainConfig(coin_art="lookalike,engraved").coin_families() == {"lookalike", "engraved"}
-        True
-        """
-        return None if self.coin_art == "all" else {f for f in self.coin_art.split(",") if f}
-
     holdout_art_family: str = "woodcut"  # kept out, so the benchmark measures an unseen printing
     max_megapixels: float = (
         2.5  # features are taken on the rectified sheet; bigger photos add time only
@@ -72,6 +64,14 @@ class TrainConfig:
     tree_leaves: int = 31
     tree_learning_rate: float = 0.1
     workers: int = 2
+
+    def coin_families(self) -> set[str] | None:
+        """The art families named by ``coin_art`` (``None``: every one).
+
+        >>> TrainConfig(coin_art="lookalike,engraved").coin_families() == {"lookalike", "engraved"}
+        True
+        """
+        return None if self.coin_art == "all" else {f for f in self.coin_art.split(",") if f}
 
 
 #: The quick recipe (``cartographers train --quick``): every stage of the full one — generating, the
