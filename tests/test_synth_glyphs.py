@@ -3,6 +3,7 @@ in many looks, each glyph keeps to its cell, and our colour look-alike stays exa
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
@@ -77,15 +78,57 @@ def _canvas(px_per_u: float) -> tuple[np.ndarray, Pen, np.ndarray, np.ndarray]:
 def test_a_ruins_glyph_keeps_clear_of_its_cell_edges(design: str, px_per_u: float) -> None:
     for style in RUINS_STYLES:
         for place in ("centre", "high"):
-            for mirror in (False, True):
+            for mirror, cracks in ((False, 0), (True, 7)):
                 image, pen, xs, ys = _canvas(px_per_u)
-                look = RuinsLook(design, 3, 0.8, place, style, INK, "ink", 0.06, mirror)
+                look = RuinsLook(
+                    design, 3, 0.8, place, style, INK, "ink", 0.06, mirror, cracks=cracks
+                )
                 draw_ruins(pen, 1, 1, look)
                 ink = (255 - image.min(axis=2)) > 8
                 m = RUINS_MARGIN_U
                 inside = (xs > 1 + m) & (xs < 2 - m) & (ys > 1 + m) & (ys < 2 - m)
                 assert not (ink & ~inside).any(), (design, style, place, mirror)
                 assert ink.sum() > 0.1 * (0.8 * px_per_u) ** 2  # a glyph, not a speck
+
+
+@pytest.mark.parametrize("design", RUINS_DESIGNS)
+def test_cracks_add_thin_lines_inside_an_outlined_glyph_and_nowhere_else(design: str) -> None:
+    def ink(cracks: int) -> np.ndarray:
+        image, pen, _, _ = _canvas(90.0)
+        look = RuinsLook(
+            design, 2, 0.8, "centre", "outline", INK, "ink", 0.03, False, cracks=cracks
+        )
+        draw_ruins(pen, 1, 1, look)
+        return (255 - image.min(axis=2)) > 8
+
+    plain, cracked = ink(0), ink(12345)
+    assert (cracked & ~plain).sum() > 20  # cracks drawn…
+    assert not (plain & ~cracked).any()  # …on top of the glyph, which stays whole
+    image, pen, _, _ = _canvas(90.0)  # and inside its stones: filling the outline covers them
+    look = RuinsLook(design, 2, 0.8, "centre", "filled", INK, "ink", 0.03, False)
+    draw_ruins(pen, 1, 1, look)
+    filled_image = image
+    filled = cv2.dilate(((255 - image.min(axis=2)) > 8).astype(np.uint8), np.ones((5, 5)))
+    assert not (cracked & ~plain & ~filled.astype(bool)).any()
+    image, pen, _, _ = _canvas(90.0)  # through a filled glyph, the cracks are paper
+    draw_ruins(
+        pen,
+        1,
+        1,
+        RuinsLook(design, 2, 0.8, "centre", "filled", INK, "ink", 0.03, False, cracks=12345),
+    )
+    assert ((255 - image.min(axis=2)) > 8).sum() < ((255 - filled_image.min(axis=2)) > 8).sum()
+
+
+def test_some_printings_crack_their_ruins_and_each_sheet_cracks_them_alike() -> None:
+    looks = [k["ruins"] for f in OWN_FAMILIES for k in _looks(f, range(100, 160))]
+    cracked = [k for k in looks if k.cracks]
+    assert 0.1 < len(cracked) / len(looks) < 0.5
+    image_a, pen_a, _, _ = _canvas(40.0)
+    image_b, pen_b, _, _ = _canvas(40.0)
+    draw_ruins(pen_a, 1, 1, cracked[0])
+    draw_ruins(pen_b, 1, 1, cracked[0])
+    assert np.array_equal(image_a, image_b)
 
 
 @pytest.mark.parametrize("design", RUINS_DESIGNS)

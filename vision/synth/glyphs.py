@@ -6,9 +6,11 @@ player's mark. One glyph design seen in training teaches the opposite: any other
 glyph (another shape, colour, size, a tinted cell behind it) reads as village, farm or forest.
 So each sheet of a family picks its own look here — one of several ruin designs (broken pillars,
 an arch, a tower, a temple front, a column capital, a broken wall), its size, height in the cell,
-outlined / filled / hatched, in the family's ink or an accent colour, sometimes on a printed
-tinted square — and mountains likewise (one to three peaks, outlined, a textured or flat tile or
-a silhouette, a coin in the middle, in a corner or none). All shapes are our own.
+outlined / filled / hatched, in the family's ink or an accent colour, sometimes with thin wavy
+cracks drawn inside its stones (fine lines a classifier could take for water waves or farm
+hatching), sometimes on a printed tinted square — and mountains likewise (one to three peaks,
+outlined, a textured or flat tile or a silhouette, a coin in the middle, in a corner or none).
+All shapes are our own.
 
 Glyphs are printed like ink on paper: their colour multiplies what is below, so the paper's grain
 and the grid lines show through a tint. Every ruins glyph keeps clear of its cell's edges.
@@ -63,6 +65,14 @@ class RuinsLook:
     tint: Colour | None = None  # a printed square behind the glyph
     tint_inset_u: float = 0.0  # 0: the whole cell
     tint_border: Colour | None = None
+    #: thin wavy cracks inside the glyph's stones, drawn from this seed (0: none)
+    cracks: int = 0
+
+
+#: The share of printings whose ruins glyphs carry cracks, and the cracks' stroke width relative to
+#: the outline's.
+CRACKED_SHARE = 0.3
+CRACK_WIDTH = 0.6
 
 
 @dataclass(frozen=True)
@@ -95,9 +105,11 @@ def pick_ruins_look(
     accents: tuple[str, ...] = tuple(ACCENTS),
     tint_share: float = 0.35,
     width_u: tuple[float, float] = (0.02, 0.045),
+    cracked_share: float = CRACKED_SHARE,
 ) -> RuinsLook:
     """One printing's ruins look; ``styles`` weighs outline / filled / hatched, ``ink`` (BGR) is
-    the family's own ink, used unless an accent is drawn."""
+    the family's own ink, used unless an accent is drawn; ``cracked_share`` of the looks carry
+    cracks, drawn thinner (a cracked outline is drawn at ``CRACK_WIDTH``… 1 × its width)."""
     design = str(rng.choice(RUINS_DESIGNS))
     columns = int(rng.integers(1, 4))
     size = float(rng.uniform(0.35, 0.8))
@@ -107,15 +119,30 @@ def pick_ruins_look(
     colour = ink if name == "ink" else _jitter(ACCENTS[name], rng)
     width = float(rng.uniform(*width_u))
     mirror = bool(rng.random() < 0.5)
-    if rng.random() >= tint_share:
-        return RuinsLook(design, columns, size, place, style, colour, name, width, mirror)
-    tint = _jitter(TINTS[str(rng.choice(list(TINTS)))], rng, 6)
-    inset = 0.0 if rng.random() < 0.5 else float(rng.uniform(0.05, 0.1))
-    border = None
-    if rng.random() < 0.4:
-        border = colour if rng.random() < 0.5 else tuple(int(v * 0.7) for v in tint)
+    tint, inset, border = None, 0.0, None
+    if rng.random() < tint_share:
+        tint = _jitter(TINTS[str(rng.choice(list(TINTS)))], rng, 6)
+        inset = 0.0 if rng.random() < 0.5 else float(rng.uniform(0.05, 0.1))
+        if rng.random() < 0.4:
+            border = colour if rng.random() < 0.5 else tuple(int(v * 0.7) for v in tint)
+    cracks = 0
+    if rng.random() < cracked_share:
+        cracks = int(rng.integers(1, 2**31))
+        width *= float(rng.uniform(CRACK_WIDTH, 1.0))
     return RuinsLook(
-        design, columns, size, place, style, colour, name, width, mirror, tint, inset, border
+        design,
+        columns,
+        size,
+        place,
+        style,
+        colour,
+        name,
+        width,
+        mirror,
+        tint,
+        inset,
+        border,
+        cracks,
     )
 
 
@@ -419,7 +446,38 @@ def draw_ruins(pen: Pen, r: int, c: int, look: RuinsLook) -> None:
             mask.poly(p, 255, w, closed=True)
         for p in lines:
             mask.poly(p, 255, w * 0.7)
+    if look.cracks:
+        _draw_cracks(mask, polys, holes, look)
     _print(roi, mask.image, look.colour)
+
+
+def _draw_cracks(mask: Pen, polys: list, holes: list, look: RuinsLook) -> None:
+    """Thin wavy cracks running down each stone of a ruins glyph (kept inside it), from the look's
+    own seed, so every ruins cell of a sheet is cracked alike: inked on an outlined or hatched
+    glyph, left as paper through a filled one."""
+    rng = np.random.default_rng(look.cracks)
+    body = Pen(np.zeros_like(mask.image), mask.s, (mask.ox, mask.oy))
+    for p in polys:
+        body.fill(p, 255)
+    for p in holes:
+        body.fill(p, 0)
+    cracks = Pen(np.zeros_like(mask.image), mask.s, (mask.ox, mask.oy))
+    for p in polys:
+        (x0, y0), (x1, y1) = p.min(axis=0), p.max(axis=0)
+        if min(x1 - x0, y1 - y0) < 0.04:
+            continue  # a slab or a line too thin to hold a crack
+        tall = (y1 - y0) >= (x1 - x0)
+        for _ in range(int(rng.integers(1, 3))):
+            t = np.linspace(0.1, 0.9, 9)
+            across = rng.uniform(0.3, 0.7) + rng.uniform(-0.12, 0.12, t.size)
+            a, b = (across, t) if tall else (t, across)
+            pts = np.stack([x0 + a * (x1 - x0), y0 + b * (y1 - y0)], axis=1)
+            cracks.poly(pts, 255, look.width_u * CRACK_WIDTH)
+    inside = np.minimum(cracks.image, body.image)
+    if look.style == "filled":
+        np.minimum(mask.image, 255 - inside, out=mask.image)
+    else:
+        np.maximum(mask.image, inside, out=mask.image)
 
 
 def draw_mountain(pen: Pen, r: int, c: int, look: MountainLook, rng: np.random.Generator) -> None:
