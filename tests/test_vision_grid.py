@@ -621,8 +621,8 @@ def test_rescue_refines_only_the_most_promising_failed_candidates(monkeypatch) -
 
 def test_fallback_search_refines_at_most_its_best_few_outlines(monkeypatch) -> None:
     """The second and third sources give dozens of outlines; only the
-    ``SearchTuning.fallback_refined`` best pre-checked are refined, and the sheet is still found
-    from them."""
+    ``SearchTuning.fallback_refined`` best pre-checked and the ``fallback_by_mountains`` best by
+    their mountains are refined, and the sheet is still found from them."""
     photo, truth = warped_sheet("B", 1, seed=11)
     checked = []
     check = search.check_hypotheses
@@ -633,7 +633,8 @@ def test_fallback_search_refines_at_most_its_best_few_outlines(monkeypatch) -> N
     )
     fallback = search.Search("fallback outlines", search.FallbackOutlines())
     found = fallback.run(photo, None, (), SHIPPED).found
-    assert 0 < len(checked) <= SHIPPED.search.fallback_refined
+    budget = SHIPPED.search.fallback_refined + SHIPPED.search.fallback_by_mountains
+    assert 0 < len(checked) <= budget
     assert found is not None
     pts = lattice_points(found.homography, found.disp).reshape(-1, 2)
     cell = np.linalg.norm(truth[0, 1] - truth[0, 0])
@@ -862,3 +863,21 @@ def test_a_lattice_a_cell_off_whose_mountains_say_nothing_moves_onto_alike_mount
         assert np.linalg.norm(moved.intersections - truth, axis=2).max() / cell < 0.15, by
     in_place = grid.GridFit(truth, hom, 3.0, 0.0)
     assert grid._onto_alike_mountains(photo, in_place, SHIPPED) is in_place
+
+
+def test_by_mountains_ranks_the_outline_on_the_sheet_first() -> None:
+    """Among outlines a cell or more off and the true one, the true one's five mountains stand
+    out most clearly, so it is the one ``by_mountains`` picks; a bar above every outline's
+    separation picks none."""
+    photo, truth = warped_sheet("A", 0, seed=5)
+    view = search.SearchImage.of(photo, 1000)
+    true_h = cv2.findHomography(
+        grid.ideal_intersections().reshape(-1, 2), truth.reshape(-1, 2) * view.shrink
+    )[0]
+    offsets = [(1, 0), (0, 1), (-1, 0), (2, 1), (0, -2)]
+    wrong = [true_h @ np.array([[1, 0, dx], [0, 1, dy], [0, 0, 1.0]]) for dx, dy in offsets]
+    sources = [search.Source([h]) for h in wrong[:2] + [true_h] + wrong[2:]]
+    picked = search.by_mountains(view, sources, 1, 0.03)
+    assert len(picked) == 1 and picked[0] is sources[2]
+    assert search.by_mountains(view, sources, 3, 10.0) == []
+    assert search.by_mountains(view, sources, 0, 0.03) == []

@@ -203,15 +203,18 @@ def outline_rescued(
     dashed lines vanish and the local refinement snaps onto the drawn symbols instead."""
     check = tuning.accept
     passing: list[Candidate] = []
-    distinct: list[np.ndarray] = []
+    seen: set[bytes] = set()
     for lattice in failed:
         if lattice.outline is None:
             continue
         pts = lattice_points(lattice.outline)
         corners = area_corners(pts)
-        if not is_new_quad(corners, distinct):
+        # only the very same outline is skipped (the searches at one size meet the same quads): two
+        # within a few per cent of each other differ in whether the mountains fall on whole cells
+        key = np.round(corners, 1).tobytes()
+        if key in seen:
             continue
-        distinct.append(corners)
+        seen.add(key)
         separation = mountain_separation(image, pts)
         if separation < check.outline_mountains:
             continue

@@ -24,12 +24,12 @@ from vision.grid.candidates import (
     check_hypotheses,
     choose,
 )
-from vision.grid.profiles import lattice_fit
+from vision.grid.profiles import lattice_fit, mountain_separation
 from vision.grid.quads import outline_fallbacks, quad_candidates, quad_hypotheses
 from vision.grid.rescue import likeness_rescued, outline_rescued, rescued, rivals
 from vision.grid.segments import segment_quads
 from vision.grid.tuning import GridTuning
-from vision.lattice import line_image
+from vision.lattice import lattice_points, line_image
 
 
 @dataclass(frozen=True)
@@ -78,6 +78,23 @@ def prechecked(view: SearchImage, sources: list[Source], tuning: GridTuning) -> 
     return [source for _, source in sorted(out, key=lambda t: -t[0])]
 
 
+def by_mountains(
+    view: SearchImage, sources: list[Source], count: int, least: float
+) -> list[Source]:
+    """The ``count`` sources on whose outline (the first hypothesis, as it was found: the
+    re-anchored one slides off where the lines barely show) the five mountains stand out most
+    clearly (:func:`mountain_separation`, at least ``least``), clearest first: a second ranking
+    beside the pre-check's line contrast, for sheets whose dashed lines barely show."""
+    if count <= 0:
+        return []
+    scored = []
+    for k, source in enumerate(sources):
+        separation = mountain_separation(view.small, lattice_points(source.homographies[0]))
+        if separation >= least:
+            scored.append((-separation, k))
+    return [sources[k] for _, k in sorted(scored)[:count]]
+
+
 def frame_outlines(view: SearchImage, tuning: GridTuning) -> Checked:
     """The first source: quads of the dark printed frame (:func:`quad_candidates`), each as the
     cell area, the frame band's outer line and re-anchored on the dashed lines; the best
@@ -97,7 +114,8 @@ class FallbackOutlines:
 
     ``outlines``: corner choices among a merged contour's corners and the paper's outline
     (:func:`outline_fallbacks`); ``segments``: quads of the long straight segments
-    (:func:`segment_quads`). The best ``fallback_refined`` by pre-check are refined; only when
+    (:func:`segment_quads`). The best ``fallback_refined`` by pre-check are refined, and of the
+    rest the ``fallback_by_mountains`` best by their mountains (:func:`by_mountains`); only when
     none passes, the late segment quads, on a budget of their own (their failures are not
     rescued).
     """
@@ -111,8 +129,15 @@ class FallbackOutlines:
         sources = [Source(h) for h in outline_fallbacks(view.gray)] if self.outlines else []
         if quads is not None:
             sources += [Source(quad_hypotheses(q), clear) for q in quads.usual]
+        ranked = prechecked(view, sources, tuning)
+        chosen = ranked[: search.fallback_refined] + by_mountains(
+            view,
+            ranked[search.fallback_refined :],
+            search.fallback_by_mountains,
+            tuning.accept.segment_mountains,
+        )
         out = Checked()
-        for source in prechecked(view, sources, tuning)[: search.fallback_refined]:
+        for source in chosen:
             out.add(self._checked(view, source, tuning))
         if not out.passing and quads is not None:
             late = prechecked(view, [Source(quad_hypotheses(q), clear) for q in quads.late], tuning)

@@ -21,6 +21,12 @@ class SearchTuning:
     #: refinements (a no-grid photo runs both searches); 4 lost a photo whose grid came from its
     #: 5th–8th outline
     fallback_refined: int = 8
+    #: … and beyond them this many more, the best by how clearly the five mountains stand out on
+    #: their outline as found (:func:`vision.grid.search.by_mountains`): seen steeply (tilt over
+    #: 25°), the colour sheet's faint dashed lines rank the outline nearest the grid 9th–35th by
+    #: pre-check, behind segment quads along the coin track and season boxes, yet 1st or 2nd by its
+    #: mountains
+    fallback_by_mountains: int = 2
     #: of the long side: a frame side's straight segment (the dashed lines' are shorter)
     segment_min_length: float = 0.04
     segment_lines: int = 6  # strongest merged lines per direction whose pairs make quads
