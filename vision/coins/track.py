@@ -214,12 +214,23 @@ def _apply_h(h: np.ndarray, uv: np.ndarray) -> np.ndarray:
     return p[..., :2] / p[..., 2:3]
 
 
-def track_match(image: np.ndarray, fit: GridFit, px: int = REFINE_PX) -> float:
+def track_match(
+    image: np.ndarray, fit: GridFit, px: int = REFINE_PX, follow_curl: bool = True
+) -> float:
     """How well the printed coin track (band outline, 14 rims and inner rings) matches the photo
     below ``fit``'s bottom edge: the best normalised correlation within :func:`refine_track`'s
     reach (median 0.72 where the track is, 0.16 above the grid, on the benchmark photos).
 
     Side A's mountains look the same after a half turn: the reader compares this for both turns.
+    ``follow_curl=False`` looks along the grid's homography alone instead of the curl extrapolated
+    from its bottom crossings (:func:`_curl_model`), which a bottom row found a little off throws
+    further off 1–2 u below.
     """
-    resp, tmpl = _track_search(image, _curl_model(fit.intersections), px)
+    pts = np.asarray(fit.intersections, dtype=np.float64)
+    if follow_curl:
+        to_photo = _curl_model(pts)
+    else:
+        h = homography_from_intersections(pts)
+        to_photo = lambda u, v: _apply_h(h, np.stack([np.asarray(u), np.asarray(v)], axis=-1))
+    resp, tmpl = _track_search(image, to_photo, px)
     return float(cv2.matchTemplate(resp, tmpl, cv2.TM_CCOEFF_NORMED).max())
