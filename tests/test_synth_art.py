@@ -60,3 +60,38 @@ def test_the_reader_finds_the_grid_and_side_in_every_family(family: str) -> None
     cell = np.linalg.norm(true_pts[0, 1] - true_pts[0, 0])
     off = np.linalg.norm(np.asarray(reading.intersections) - true_pts, axis=-1) / cell
     assert np.median(off) < 0.1  # the lattice is where the sheet is, not shifted by a cell
+
+
+def test_box_print_varies_and_leaves_the_rest_of_the_sheet_alone() -> None:
+    """Some printings of our own families print letters and icons in their season boxes (others
+    none); drawing them takes nothing from the sheet's generator, so the grid area is the same
+    pixel for pixel with or without them."""
+    from vision.digits_train import BOX_PX, flat_strip
+    from vision.synth import art
+
+    inked = []
+    for seed in range(8):
+        rng = np.random.default_rng(seed)
+        state = rng.bit_generator.state
+        art._box_print_rng(rng)
+        assert rng.bit_generator.state == state
+        strip = flat_strip(
+            render_art("line-art", "A", BOX_PX, "print", np.random.default_rng(seed))
+        )
+        inked.append(int((strip < 200).sum()))
+    assert len(set(inked)) > 3  # sizes, fonts, outlines and icons differ from printing to printing
+
+    differ = 0
+    for seed in range(6):
+        with_print = render_art("line-art", "B", 30.0, "print", np.random.default_rng(seed))
+        share = art.BOX_PRINT_SHARE
+        try:
+            art.BOX_PRINT_SHARE = 0.0
+            without = render_art("line-art", "B", 30.0, "print", np.random.default_rng(seed))
+        finally:
+            art.BOX_PRINT_SHARE = share
+        x0, y0 = (int(round(v)) for v in with_print.to_px(-0.5, -0.5))
+        x1, y1 = (int(round(v)) for v in with_print.to_px(GRID + 0.5, GRID + 1.8))
+        assert np.array_equal(with_print.image[y0:y1, x0:x1], without.image[y0:y1, x0:x1])
+        differ += not np.array_equal(with_print.image, without.image)
+    assert differ >= 2

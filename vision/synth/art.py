@@ -41,6 +41,7 @@ from vision.synth.glyphs import (
     pick_ruins_look,
 )
 from vision.synth.paper import (
+    EDICT_PAIRS,
     WHITE_PAPER,
     Pen,
     RenderedSheet,
@@ -134,6 +135,7 @@ def _line_art(
         _grey_rift(pen, side, ink, rng)
     _outlined_coin_track(pen, ink, band=rng.random() < 0.6)
     _outlined_season_boxes(pen, ink)
+    _box_print(pen, ink, bgr(paper), _box_print_rng(rng))
     _plain_header(pen, ink)
     return img, looks
 
@@ -216,6 +218,7 @@ def _woodcut(
     for i in range(GEOMETRY.coin_count):
         pen.circle(GEOMETRY.coin_centre(i), GEOMETRY.coin_radius, ink, 0.06)
     _outlined_season_boxes(pen, ink, width_u=0.06)
+    _box_print(pen, ink, bgr(paper), _box_print_rng(rng))
     _plain_header(pen, ink)
     return img, looks
 
@@ -309,6 +312,97 @@ def _outlined_season_boxes(pen: Pen, ink, width_u: float = 0.03) -> None:
         pen.rect(box, ink, width_u)
     f = GEOMETRY.final_total
     pen.rect(f, ink, width_u)
+
+
+#: Hershey faces the box letters are set in (serif and sans, thin and bold)
+BOX_FONTS = (
+    cv2.FONT_HERSHEY_SIMPLEX,
+    cv2.FONT_HERSHEY_DUPLEX,
+    cv2.FONT_HERSHEY_COMPLEX,
+    cv2.FONT_HERSHEY_TRIPLEX,
+)
+#: the share of printings of our own families whose season boxes print letters and icons
+BOX_PRINT_SHARE = 0.7
+
+
+def _box_print(pen: Pen, ink, paper, rng: np.random.Generator) -> None:
+    """What a printing may print inside its empty season boxes, in a look of its own: the two edict
+    letters of each box (any size up to most of the cell, filled or outlined, serif or sans), an
+    icon in the coin cell (a ring, a double ring, a ring round a "1"), a face in the monster cell
+    (horned or eared, eyes and mouth), and a shield in the final total's cell. All grey-ish: the
+    reader must learn them as print, never as a player's number.
+
+    ``rng`` is the printing's own generator for these choices only (see :func:`_box_print_rng`).
+    """
+    if rng.random() >= BOX_PRINT_SHARE:
+        return
+    grey = tuple(int(i + (p - i) * rng.uniform(0.15, 0.6)) for i, p in zip(ink, paper))
+    height = float(rng.uniform(0.2, 0.45))
+    font = BOX_FONTS[int(rng.integers(len(BOX_FONTS)))]
+    weight = float(rng.uniform(0.015, 0.05))
+    outlined = rng.random() < 0.5
+    coin_style = int(rng.integers(3))
+    horned = rng.random() < 0.5
+    icon_r = float(rng.uniform(0.1, 0.19))
+    for k, box in enumerate(GEOMETRY.season_boxes):
+        parts = season_parts(box)
+        for name, letter in zip(("edict1", "edict2"), EDICT_PAIRS[k]):
+            c = _centre(parts[name])
+            if outlined:  # a hollow capital: drawn thick, then its inside in the paper's colour
+                pen.text(letter, c, height, grey, font, weight_u=weight * 2.5)
+                pen.text(letter, c, height, paper, font, weight_u=weight)
+            else:
+                pen.text(letter, c, height, grey, font, weight_u=weight)
+        c = _centre(parts["coins"])
+        pen.circle(c, icon_r, grey, weight)
+        if coin_style == 1:
+            pen.circle(c, icon_r * 0.65, grey, weight * 0.7)
+        elif coin_style == 2:
+            pen.text("1", c, icon_r * 1.1, grey, cv2.FONT_HERSHEY_SIMPLEX, weight_u=weight * 0.8)
+        m = _centre(parts["monsters"])
+        pen.circle(m, icon_r, grey, weight)
+        for sx in (-1, 1):
+            pen.circle((m[0] + sx * icon_r * 0.4, m[1] - icon_r * 0.15), icon_r * 0.12, grey)
+            if horned:
+                pen.poly(
+                    [
+                        (m[0] + sx * icon_r * 0.5, m[1] - icon_r * 0.8),
+                        (m[0] + sx * icon_r * 1.1, m[1] - icon_r * 1.5),
+                        (m[0] + sx * icon_r * 0.9, m[1] - icon_r * 0.5),
+                    ],
+                    grey,
+                    weight,
+                )
+        pen.poly(
+            [
+                (m[0] - icon_r * 0.4, m[1] + icon_r * 0.35),
+                (m[0] + icon_r * 0.4, m[1] + icon_r * 0.35),
+            ],
+            grey,
+            weight * 0.8,
+        )
+    if rng.random() < 0.7:
+        f = GEOMETRY.final_total
+        cx, w, top = (f.x0 + f.x1) / 2, (f.x1 - f.x0) * 0.3, f.y0 + 0.12
+        shield = [
+            (cx - w, top),
+            (cx + w, top),
+            (cx + w, top + 0.45),
+            (cx, top + 0.75),
+            (cx - w, top + 0.45),
+        ]
+        pen.poly(shield, grey, weight * 1.3, closed=True)
+
+
+def _centre(box: Box) -> tuple[float, float]:
+    return (box.x0 + box.x1) / 2, (box.y0 + box.y1) / 2
+
+
+def _box_print_rng(rng: np.random.Generator) -> np.random.Generator:
+    """A generator for :func:`_box_print` seeded from ``rng``'s state without drawing from it, so
+    everything else on the sheet and in the photo draws the same numbers with or without it."""
+    state = rng.bit_generator.state["state"]
+    return np.random.default_rng(int(state["state"] if isinstance(state, dict) else state) % 2**63)
 
 
 def _plain_header(pen: Pen, ink) -> None:
