@@ -329,15 +329,15 @@ def _box_print(pen: Pen, ink, paper, rng: np.random.Generator) -> None:
     """What a printing may print inside its empty season boxes, in a look of its own: the two edict
     letters of each box (any size up to most of the cell, filled or outlined, serif or sans), an
     icon in the coin cell (a ring, a double ring, a ring round a "1"), a face in the monster cell
-    (horned or not, eyes and mouth), and a shield, sometimes in laurels, in the final total's
-    cell. All grey-ish: the reader must learn them as print, never as a player's number.
+    (horned or eared, eyes and mouth), and a shield in the final total's cell. All grey-ish: the
+    reader must learn them as print, never as a player's number.
 
     ``rng`` is the printing's own generator for these choices only (see :func:`_box_print_rng`).
     """
     if rng.random() >= BOX_PRINT_SHARE:
         return
     grey = tuple(int(i + (p - i) * rng.uniform(0.15, 0.6)) for i, p in zip(ink, paper))
-    height = float(rng.uniform(0.2, 0.55))
+    height = float(rng.uniform(0.2, 0.45))
     font = BOX_FONTS[int(rng.integers(len(BOX_FONTS)))]
     weight = float(rng.uniform(0.015, 0.05))
     outlined = rng.random() < 0.5
@@ -392,13 +392,6 @@ def _box_print(pen: Pen, ink, paper, rng: np.random.Generator) -> None:
             (cx - w, top + 0.45),
         ]
         pen.poly(shield, grey, weight * 1.3, closed=True)
-        if rng.random() < 0.6:  # laurels: a leaf every few degrees along an arc on each side
-            leaves = int(rng.integers(4, 8))
-            for sx in (-1, 1):
-                for t in np.linspace(0.15, 0.85, leaves) * np.pi:
-                    x = cx + sx * (w + 0.12) * np.sin(t)
-                    y = top + 0.4 - 0.38 * np.cos(t)
-                    pen.circle((x, y), 0.045, grey)
 
 
 def _centre(box: Box) -> tuple[float, float]:
