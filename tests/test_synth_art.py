@@ -62,7 +62,7 @@ def test_the_reader_finds_the_grid_and_side_in_every_family(family: str) -> None
     assert np.median(off) < 0.1  # the lattice is where the sheet is, not shifted by a cell
 
 
-def test_box_print_varies_and_leaves_the_rest_of_the_sheet_alone() -> None:
+def test_box_print_varies_and_leaves_the_rest_of_the_sheet_alone(monkeypatch) -> None:
     """Some printings of our own families print letters and icons in their season boxes (others
     none); drawing them takes nothing from the sheet's generator, so the grid area is the same
     pixel for pixel with or without them."""
@@ -84,12 +84,9 @@ def test_box_print_varies_and_leaves_the_rest_of_the_sheet_alone() -> None:
     differ = 0
     for seed in range(6):
         with_print = render_art("line-art", "B", 30.0, "print", np.random.default_rng(seed))
-        share = art.BOX_PRINT_SHARE
-        try:
-            art.BOX_PRINT_SHARE = 0.0
+        with monkeypatch.context() as m:
+            m.setattr(art, "BOX_PRINT_SHARE", 0.0)
             without = render_art("line-art", "B", 30.0, "print", np.random.default_rng(seed))
-        finally:
-            art.BOX_PRINT_SHARE = share
         x0, y0 = (int(round(v)) for v in with_print.to_px(-0.5, -0.5))
         x1, y1 = (int(round(v)) for v in with_print.to_px(GRID + 0.5, GRID + 1.8))
         assert np.array_equal(with_print.image[y0:y1, x0:x1], without.image[y0:y1, x0:x1])

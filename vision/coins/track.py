@@ -226,11 +226,11 @@ def track_match(
     from its bottom crossings (:func:`_curl_model`), which a bottom row found a little off throws
     further off 1–2 u below.
     """
-    pts = np.asarray(fit.intersections, dtype=np.float64)
     if follow_curl:
-        to_photo = _curl_model(pts)
+        to_photo = _curl_model(fit.intersections)
     else:
-        h = homography_from_intersections(pts)
-        to_photo = lambda u, v: _apply_h(h, np.stack([np.asarray(u), np.asarray(v)], axis=-1))
+        to_photo = lambda u, v: _apply_h(
+            fit.homography, np.stack([np.asarray(u), np.asarray(v)], axis=-1)
+        )
     resp, tmpl = _track_search(image, to_photo, px)
     return float(cv2.matchTemplate(resp, tmpl, cv2.TM_CCOEFF_NORMED).max())

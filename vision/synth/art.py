@@ -401,8 +401,7 @@ def _centre(box: Box) -> tuple[float, float]:
 def _box_print_rng(rng: np.random.Generator) -> np.random.Generator:
     """A generator for :func:`_box_print` seeded from ``rng``'s state without drawing from it, so
     everything else on the sheet and in the photo draws the same numbers with or without it."""
-    state = rng.bit_generator.state["state"]
-    return np.random.default_rng(int(state["state"] if isinstance(state, dict) else state) % 2**63)
+    return np.random.default_rng(rng.bit_generator.state["state"]["state"] % 2**63)
 
 
 def _plain_header(pen: Pen, ink) -> None:
