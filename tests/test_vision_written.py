@@ -6,14 +6,20 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from scoring.written import WrittenScores
+from scoring.written import SEASON_NAMES, WrittenScores, WrittenSeason
 from vision.bench_written import cell_values
 from vision.digits import CLASSES, MODEL_DIR, default_digit_model, load_digit_model
 from vision.seasons import (
     BOX_PX,
+    DOES_NOT_ADD_UP,
+    FLAG_BELOW,
+    CellRead,
+    arithmetic_confidence,
+    decode_boxes,
     find_blobs,
     number_from_blobs,
     read_strip,
+    remove_borders,
     unsure_numbers,
 )
 
@@ -74,6 +80,81 @@ def test_empty_boxes_of_every_printing_read_blank(family, side, variant):
     written = read_strip(_flat_strip(family, side, variant), default_digit_model())
     assert written.is_blank(), cell_values(written)
     assert len(unsure_numbers(written)) <= 2  # a printed letter may leave a blank in doubt
+
+
+def _box_reads(cells: dict[str, tuple]) -> dict[str, CellRead]:
+    """Every writing cell blank and surely read, but ``cells``: key → candidates, best first."""
+    from vision.season_boxes import writing_cells
+
+    reads = {k: CellRead(None, 1.0, "", ((None, 1.0),)) for k in writing_cells()}
+    for key, candidates in cells.items():
+        reads[key] = CellRead(candidates[0][0], candidates[0][1], "", candidates)
+    return reads
+
+
+# spring 5 + 3 + 2 - 1 = 9; the edict's best reading is given first, its runner-up second
+@pytest.mark.parametrize(
+    "edict, expected, flagged",
+    [
+        (((8, 0.9), (5, 0.1)), 5, True),  # a misread 5 whose runner-up adds up: taken, doubted
+        (((5, 0.99), (8, 0.01)), 5, False),  # read right and adding up: kept, sure
+        (((8, 0.999), (5, 0.001)), 8, True),  # a surely read slip stays as written, flagged
+    ],
+)
+def test_the_boxes_arithmetic_chooses_between_a_cells_readings(edict, expected, flagged):
+    reads = _box_reads(
+        {
+            "spring.edict1": edict,
+            "spring.edict2": ((3, 0.99),),
+            "spring.coins": ((2, 0.99),),
+            "spring.monsters": ((1, 0.99),),
+            "spring.total": ((9, 0.99),),
+        }
+    )
+    values, confidence = decode_boxes(reads)
+    assert values["spring.edict1"] == expected
+    assert values["spring.total"] == 9
+    written = [
+        WrittenSeason(
+            s,
+            (values[f"{s}.edict1"], values[f"{s}.edict2"]),
+            values[f"{s}.coins"],
+            values[f"{s}.monsters"],
+            values[f"{s}.total"],
+        )
+        for s in SEASON_NAMES
+    ]
+    confidence = arithmetic_confidence(tuple(written), values["final"], confidence)
+    assert bool(confidence["spring.edict1"] < FLAG_BELOW) == flagged
+    if expected == 8:
+        assert confidence["spring.total"] <= DOES_NOT_ADD_UP  # the whole box is checked
+
+
+def test_the_final_total_chooses_the_reading_that_sums_the_seasons():
+    reads = _box_reads(
+        {
+            "spring.total": ((4, 0.99),),
+            "spring.edict1": ((4, 0.99),),
+            "summer.total": ((6, 0.99),),
+            "summer.edict1": ((6, 0.99),),
+            "final": ((16, 0.7), (10, 0.3)),  # "10" read as "16"
+        }
+    )
+    values, _ = decode_boxes(reads)
+    assert values["final"] == 10
+
+
+def test_border_lines_are_removed_but_a_one_written_beside_them_is_kept():
+    h, w = 38, 43  # a small writing cell with its border band, at BOX_PX
+    d = np.zeros((h, w), np.float32)
+    band = 5
+    d[:, band - 1 : band + 2] = 0.8  # the left border, the cell's whole height
+    d[band - 1 : band + 2, :] = 0.8  # the top border
+    d[12:30, 11:13] = 0.6  # a "1" 0.37 u tall, two pixels inside the border's band
+    out = remove_borders(d, BOX_PX)
+    assert out.max() > 0.5  # the "1" is still there…
+    ys, xs = np.nonzero(out > 0.3)
+    assert xs.max() - xs.min() <= 2 and ys.max() - ys.min() >= 15  # …whole, and nothing else
 
 
 def test_a_cell_without_ink_has_no_blobs_and_reads_blank():

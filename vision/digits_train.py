@@ -38,7 +38,7 @@ HIDDEN = (192, 96)  # each network's hidden layers
 NETWORKS = {"full": 3, "quick": 2}
 GENERATED = {"full": 1500, "quick": 40}  # generated examples per character class
 SCRIBBLED = {"full": 1500, "quick": 50}
-PRINT_RENDERS = {"full": 6, "quick": 1}  # degraded copies of each empty printing
+PRINT_RENDERS = {"full": 12, "quick": 1}  # degraded copies of each empty printing
 PHOTOS = {"full": 300, "quick": 2}  # synthetic photos whose written cells are harvested
 PRINT_WEIGHT = 6  # each empty printed cell's blob counts this many times (printed letters are few)
 PHOTO_WEIGHT = 3  # each blob from a photo counts as this many examples (they are few, and real)
@@ -167,16 +167,17 @@ def sklearn_digit_examples(images: np.ndarray, rng: np.random.Generator) -> list
 
 
 def print_examples(copies: int, rng: np.random.Generator) -> list:
-    """Every blob of the empty writing cells of every generated printing, degraded ``copies``
-    times, each time a little off where the reader would sample it."""
+    """Every blob of the empty writing cells of ``copies`` generated printings of each family,
+    side and variant (each printing its own box print: letters, icons, shield), degraded and a
+    little off where the reader would sample it."""
     from vision.synth.art import ART_FAMILIES, render_art
 
     out = []
     for family in ART_FAMILIES:
         for side in ("A", "B"):
             for variant in ("print", "photocopy", "white-print"):
-                rendered = render_art(family, side, BOX_PX, variant, rng)
                 for _ in range(copies):
+                    rendered = render_art(family, side, BOX_PX, variant, rng)
                     strip = flat_strip(rendered, rng.normal(0, 0.03, 2))
                     strip = 1.0 - degrade(1.0 - strip.astype(np.float32) / 255.0, rng)
                     out += _strip_blobs((strip * 255).astype(np.uint8))

@@ -19,13 +19,14 @@ Where the writing cells are and their ink (darkness less the print all four boxe
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import cv2
 import numpy as np
 
-from scoring.written import SEASON_NAMES, WrittenScores, WrittenSeason
+from scoring.written import PARTS, SEASON_NAMES, WrittenScores, WrittenSeason
 from vision.digits import (
     CLASSES,
     MANY,
@@ -43,7 +44,7 @@ from vision.season_boxes import (
     strip_cells,
 )
 
-LINE_RUN_U = 0.32  # a straight run this long along a border is print, not writing
+BORDER_SPAN = 0.75  # a straight run along a border this share of the cell's side is print
 EDGE_U = 0.05  # ink this close to a cell's edge belongs to the border
 INK_FLOOR = 0.07  # darkness (share of the paper's brightness) that can be ink at all
 INK_SHARE = 0.3  # ink threshold: this share of the cell's darkest ink…
@@ -59,8 +60,13 @@ EDGE_CAP_U = 0.3  # distances from the cell's edges are counted up to this
 MIN_BLOB_U2 = 0.0012  # blobs smaller than this (u²) are specks
 MIN_SEED_PX = 2  # a blob needs this many pixels above the threshold
 FLAG_BELOW = 0.96  # numbers read less surely than this are flagged for checking
-ADDS_UP_CONFIDENCE = 0.97  # at least this sure of a box whose numbers add up…
-DOES_NOT_ADD_UP = 0.85  # …at most this sure of one whose numbers do not
+DOES_NOT_ADD_UP = 0.85  # at most this sure of a box whose numbers do not add up
+ALTERNATIVES = 3  # each character's most probable readings the arithmetic may choose among…
+CANDIDATES = 5  # …and each cell's most probable numbers
+CANDIDATE_FLOOR = 1e-3  # a number this much less probable than the cell's best is not one
+#: the odds that a box does not add up (the player slipped): a reading that adds up is taken
+#: over a likelier one that does not when it is no more than 1 / SLIP_ODDS times less probable
+SLIP_ODDS = 0.08
 
 
 @dataclass(frozen=True)
@@ -95,20 +101,29 @@ class CellRead:
     value: int | None
     confidence: float
     text: str = ""
+    #: the numbers the cell may hold, most probable first, with their probabilities
+    candidates: tuple[tuple[int | None, float], ...] = ()
 
 
 def remove_borders(d: np.ndarray, px: int) -> np.ndarray:
-    """The cell's darkness without its printed borders: straight runs near the cell's edges, and
+    """The cell's darkness without its printed borders: straight runs near the cell's edges
+    spanning ``BORDER_SPAN`` of its side (a written "1" beside a border is shorter), and
     everything within ``EDGE_U`` of them; the band around the cell is dropped."""
-    band, run = int(round(LINE_BAND_U * px)), max(3, int(round(LINE_RUN_U * px)))
+    band = int(round(LINE_BAND_U * px))
+    h, w = d.shape
     on = (d > INK_FLOOR).astype(np.uint8)
-    horiz = cv2.morphologyEx(on, cv2.MORPH_OPEN, np.ones((1, run), np.uint8))
-    vert = cv2.morphologyEx(on, cv2.MORPH_OPEN, np.ones((run, 1), np.uint8))
+    # a border a little tilted steps sideways: runs are looked for a pixel either side
+    wide_v = cv2.dilate(on, np.ones((1, 3), np.uint8))
+    wide_h = cv2.dilate(on, np.ones((3, 1), np.uint8))
+    run_v, run_h = max(3, int(BORDER_SPAN * h)), max(3, int(BORDER_SPAN * w))
+    vert = cv2.morphologyEx(wide_v, cv2.MORPH_OPEN, np.ones((run_v, 1), np.uint8)) & on
+    horiz = cv2.morphologyEx(wide_h, cv2.MORPH_OPEN, np.ones((1, run_h), np.uint8)) & on
     near = np.zeros_like(on)
     e = band + int(round(EDGE_U * px))
-    near[: 2 * band + 1], near[-2 * band - 1 :] = 1, 1
+    reach = 2 * band + 1
+    near[:reach], near[-reach:] = 1, 1
     near_v = np.zeros_like(on)
-    near_v[:, : 2 * band + 1], near_v[:, -2 * band - 1 :] = 1, 1
+    near_v[:, :reach], near_v[:, -reach:] = 1, 1
     lines = cv2.dilate((horiz & near) | (vert & near_v), np.ones((3, 3), np.uint8))
     out = np.where(lines > 0, 0.0, d).astype(np.float32)
     return out[e:-e, e:-e]
@@ -281,34 +296,84 @@ def _covers(a: Blob, b: Blob) -> bool:
 
 
 def number_from_blobs(blobs: list[Blob], probs: np.ndarray, signed: bool) -> CellRead:
-    """The number the classified blobs spell (see the module's docstring, step 5)."""
+    """The number the classified blobs spell (see the module's docstring, step 4), and the other
+    numbers they may spell (:func:`cell_candidates`)."""
     if not blobs:
-        return CellRead(None, 1.0)
+        return CellRead(None, 1.0, "", ((None, 1.0),))
     labels = probs[:, :MANY].argmax(axis=1)
-    scribbles = [b for b, k in zip(blobs, labels) if k == SCRIBBLE]
-    keep, sure = [], 1.0
-    for b, k, p in zip(blobs, labels, probs):
+    sure = 1.0
+    for k, p in zip(labels, probs):
         if k in (NOISE, SCRIBBLE):
             sure = min(sure, float(p[NOISE] + p[SCRIBBLE]))
-            continue
-        if any(_covers(s, b) for s in scribbles):
-            continue
-        keep.append((b, int(k), float(p[k] / max(1e-6, 1.0 - p[MANY]))))
+    value, text, keep = _spell(blobs, labels, signed)
+    candidates = cell_candidates(blobs, probs, signed)
     if not keep:
-        return CellRead(None, sure)
+        return CellRead(None, sure, "", candidates)
+    sure = min([sure] + [float(probs[i, k] / max(1e-6, 1.0 - probs[i, MANY])) for i, k in keep])
+    if value is _UNREADABLE:
+        return CellRead(None, 0.0, text, candidates)
+    return CellRead(value, sure, text, candidates)
+
+
+_UNREADABLE = object()  # the characters spell no number ("--", four digits)
+
+
+def _spell(blobs: list[Blob], labels, signed: bool) -> tuple:
+    """(number, text, kept characters as (blob index, class)) that blobs read as ``labels``
+    spell: print and crossings-out dropped with what they cover, one row kept; the number is
+    ``None`` when nothing is left and ``_UNREADABLE`` when the text is no number."""
+    scribbles = [b for b, k in zip(blobs, labels) if k == SCRIBBLE]
+    keep = [
+        (b, int(k), i)
+        for i, (b, k) in enumerate(zip(blobs, labels))
+        if k not in (NOISE, SCRIBBLE) and not any(_covers(s, b) for s in scribbles)
+    ]
+    if not keep:
+        return None, "", []
     keep = _one_row(keep)
     text = "".join(CLASSES[k] for _, k, _ in keep)
-    sure = min([sure] + [p for _, _, p in keep])
+    kept = [(i, k) for _, k, i in keep]
     digits = text.lstrip("-")
     if not digits or "-" in digits or len(digits) > 3 or len(text) - len(digits) > 1:
-        return CellRead(None, 0.0, text)
+        return _UNREADABLE, text, kept
     value = int(digits)
     if text.startswith("-"):
         value = -value if signed else value
-    return CellRead(value, sure, text)
+    return value, text, kept
 
 
-def _one_row(keep: list[tuple[Blob, int, float]]) -> list[tuple[Blob, int, float]]:
+def cell_candidates(
+    blobs: list[Blob], probs: np.ndarray, signed: bool
+) -> tuple[tuple[int | None, float], ...]:
+    """The numbers ``blobs`` may spell, most probable first, with their probabilities: every
+    blob read as one of its ``ALTERNATIVES`` likeliest characters (a digit, a minus, print or a
+    crossing-out), each reading's probability the product of its characters', summed by number.
+
+    >>> b = [Blob(0, 0, 8, 16, np.ones((16, 8), np.float32), (30, 60))]
+    >>> p = np.zeros((1, len(CLASSES)), np.float32); p[0, 7], p[0, 1] = 0.7, 0.3
+    >>> [(v, round(q, 2)) for v, q in cell_candidates(b, p, signed=False)]
+    [(7, 0.7), (1, 0.3)]
+    """
+    if not blobs:
+        return ((None, 1.0),)
+    p = probs[:, :MANY] / np.maximum(1e-6, 1.0 - probs[:, MANY : MANY + 1])
+    top = 1 if len(blobs) > 5 else ALTERNATIVES
+    options = [np.argsort(-row)[:top] for row in p]
+    total: dict = {}
+    for labels in itertools.product(*options):
+        value, _, _ = _spell(blobs, labels, signed)
+        if value is _UNREADABLE:
+            continue
+        q = float(np.prod([p[i, k] for i, k in enumerate(labels)]))
+        total[value] = total.get(value, 0.0) + q
+    ranked = sorted(total.items(), key=lambda vq: -vq[1])
+    if not ranked:
+        return ()
+    best = ranked[0][1]
+    return tuple((v, q) for v, q in ranked[:CANDIDATES] if q >= CANDIDATE_FLOOR * best)
+
+
+def _one_row(keep: list[tuple]) -> list[tuple]:
     """The characters of one line: where the kept blobs stand in two rows (a number rewritten
     above one not recognised as crossed out), the lower, later row."""
     ys = np.array([(b.y0 + b.y1) / 2 for b, _, _ in keep])
@@ -347,15 +412,11 @@ def read_written(
 def read_strip(strip: np.ndarray, model: DigitModel, px: int = BOX_PX) -> WrittenScores:
     """:func:`read_written` on the box strip already sampled (:func:`sample_strip`)."""
     cells, line, grain = strip_cells(strip, px)
-    values: dict[str, int | None] = {}
-    confidence: dict[str, float] = {}
+    reads = {}
     for key, d in cells.items():
         signed = key.endswith(".total") or key.endswith(".monsters")
-        read = read_cell(d, px, model, signed, line, grain)
-        value = read.value
-        if key.endswith(".monsters") and value is not None:
-            value = abs(value)
-        values[key], confidence[key] = value, round(read.confidence, 4)
+        reads[key] = read_cell(d, px, model, signed, line, grain)
+    values, confidence = decode_boxes(reads)
     seasons = tuple(
         WrittenSeason(
             name,
@@ -371,27 +432,115 @@ def read_strip(strip: np.ndarray, model: DigitModel, px: int = BOX_PX) -> Writte
     )
 
 
+def _options(key: str, read: CellRead) -> dict:
+    """A cell's candidate numbers as {number: probability}; a monster penalty counts with or
+    without its minus."""
+    if not read.candidates:
+        return {read.value: 1.0}
+    out: dict = {}
+    for v, q in read.candidates:
+        v = abs(v) if key.endswith(".monsters") and v is not None else v
+        out[v] = out.get(v, 0.0) + q
+    return out
+
+
+def _adds_up(parts: tuple, total) -> bool:
+    """Whether a season's edicts + coins − monsters make its total (a blank is a zero)."""
+    e1, e2, coins, monsters = (v or 0 for v in parts)
+    return e1 + e2 + coins - monsters == (total or 0)
+
+
+def _season_choices(options: dict, name: str) -> tuple[list, list, dict]:
+    """A season's cells, every choice of their numbers with its weight (the product of the
+    numbers' probabilities, ``SLIP_ODDS`` less when they do not add up), and the ``CANDIDATES``
+    likeliest totals with their summed weight."""
+    keys = [f"{name}.{p}" for p in PARTS]
+    choices = []
+    for combo in itertools.product(*(options[k].items() for k in keys)):
+        numbers = tuple(v for v, _ in combo)
+        w = float(np.prod([q for _, q in combo]))
+        choices.append((numbers, w if _adds_up(numbers[:4], numbers[4]) else w * SLIP_ODDS))
+    by_total: dict = {}
+    for numbers, w in choices:
+        by_total[numbers[4]] = by_total.get(numbers[4], 0.0) + w
+    return keys, choices, dict(sorted(by_total.items(), key=lambda tw: -tw[1])[:CANDIDATES])
+
+
+def _with_final(totals: list[dict], finals: dict) -> tuple[list[dict], dict, tuple]:
+    """The final total weighed against the seasons' totals (``SLIP_ODDS`` when it is written and
+    not their sum): for each season, what each of its totals weighs with everything else
+    chosen; the final's weight; the likeliest (season totals, final)."""
+    factor = [dict.fromkeys(t, 0.0) for t in totals]
+    final_weight = dict.fromkeys(finals, 0.0)
+    best, best_w = None, -1.0
+    for chosen in itertools.product(*(t.items() for t in totals)):
+        base = float(np.prod([w for _, w in chosen]))
+        t_sum = sum(t or 0 for t, _ in chosen)
+        for f, q in finals.items():
+            w = base * q * (1.0 if f is None or f == t_sum else SLIP_ODDS)
+            final_weight[f] += w
+            for s, (t, ws) in enumerate(chosen):
+                factor[s][t] += w / max(ws, 1e-300)
+            if w > best_w:
+                best, best_w = (tuple(t for t, _ in chosen), f), w
+    return factor, final_weight, best
+
+
+def decode_boxes(reads: dict[str, CellRead]) -> tuple[dict, dict[str, float]]:
+    """Every writing cell's number and confidence, read with the boxes' arithmetic.
+
+    Each cell offers its candidate numbers (:func:`cell_candidates`); a season's five and the
+    final total are chosen together, a choice that does not add up (a season's parts to its
+    total, the four totals to the final one when it is written) weighing ``SLIP_ODDS`` times
+    less: a misread digit that breaks the sum loses to its runner-up that makes it, while a
+    player's real slip, read surely, stays as written. A number's confidence is its probability
+    over every choice, and never more than its least sure character's when it is the cell's
+    own best reading."""
+    options = {k: _options(k, r) for k, r in reads.items()}
+    seasons = [_season_choices(options, name) for name in SEASON_NAMES]
+    factor, final_weight, (best_totals, best_final) = _with_final(
+        [t for _, _, t in seasons], options["final"]
+    )
+    values: dict = {"final": best_final}
+    confidence = {"final": final_weight[best_final] / sum(final_weight.values())}
+    for (keys, choices, _), f, total in zip(seasons, factor, best_totals):
+        marginal: list[dict] = [{} for _ in keys]
+        chosen, chosen_w = None, -1.0
+        for numbers, w in choices:
+            w *= f.get(numbers[4], 0.0)
+            for m, v in zip(marginal, numbers):
+                m[v] = m.get(v, 0.0) + w
+            if numbers[4] == total and w > chosen_w:
+                chosen, chosen_w = numbers, w
+        mass = sum(marginal[0].values())
+        for k, m, v in zip(keys, marginal, chosen):
+            values[k], confidence[k] = v, m[v] / mass
+    for k, r in reads.items():
+        primary = abs(r.value) if k.endswith(".monsters") and r.value is not None else r.value
+        if values[k] == primary or not r.candidates:
+            confidence[k] = min(confidence[k], r.confidence)
+    return values, {k: float(c) for k, c in confidence.items()}
+
+
 def arithmetic_confidence(
     seasons: tuple[WrittenSeason, ...], final: int | None, confidence: dict[str, float]
 ) -> dict[str, float]:
-    """Confidences weighed by the box's own sum: a season whose parts add up to its written
-    total (and a final total that is the sum of the four) was very likely read right; one that
-    does not holds a misread or the player's slip, and its numbers are flagged for checking."""
+    """Confidences capped by the box's own sum: a season whose parts do not add up to its total
+    (a blank counts as zero), or a written final total that is not the sum of the four, holds a
+    misread or the player's slip, and its numbers are flagged for checking."""
     out = dict(confidence)
     groups = []
     for s in seasons:
         n = s.numbers()
-        if n["total"] is None or s.is_blank():
-            continue
-        parts = (n["edict1"] or 0) + (n["edict2"] or 0) + (n["coins"] or 0) - (n["monsters"] or 0)
-        groups.append(([f"{s.season}.{p}" for p in n], parts == n["total"]))
-    totals = [s.total for s in seasons]
+        keys = [f"{s.season}.{p}" for p in n]
+        groups.append((keys, _adds_up(tuple(n[p] for p in PARTS[:4]), n["total"])))
     if final is not None:
-        adds_up = all(t is not None for t in totals) and sum(totals) == final
+        adds_up = sum(s.total or 0 for s in seasons) == final
         groups.append(([f"{s.season}.total" for s in seasons] + ["final"], adds_up))
     for keys, adds_up in groups:
-        for k in keys:
-            out[k] = max(out[k], ADDS_UP_CONFIDENCE) if adds_up else min(out[k], DOES_NOT_ADD_UP)
+        if not adds_up:
+            for k in keys:
+                out[k] = min(out[k], DOES_NOT_ADD_UP)
     return {k: round(v, 4) for k, v in out.items()}
 
 
