@@ -202,6 +202,41 @@ def test_touching_strokes_read_as_crossed_out_are_cut_when_both_pieces_read_sure
     assert (sure >= SCRIBBLE_CUT_SURE) == (len(pieces) == 2)
 
 
+class _TouchingModel:
+    """A stand-in classifier: a blob over 0.22 u wide is a fairly sure "8", a narrower one a "1"
+    when under 0.1 u wide, else an "8"."""
+
+    def probabilities(self, features: np.ndarray) -> np.ndarray:
+        from vision.digits import SHAPE_NAMES
+
+        width = np.asarray(features)[:, -1 - len(SHAPE_NAMES) + SHAPE_NAMES.index("width_u")]
+        out = np.full((len(features), len(CLASSES)), 0.001, np.float32)
+        out[:, CLASSES.index("8")] = np.where(width < 0.1, 0.05, 0.9)
+        out[:, CLASSES.index("1")] = np.where(width < 0.1, 0.9, 0.05)
+        return out
+
+
+def test_a_blob_read_whole_offers_its_two_piece_reading_to_the_arithmetic():
+    from vision.seasons import read_cell
+
+    d = np.zeros((38, 43), np.float32)
+    d[10:26, 12:15] = 0.8  # a "1"…
+    d[10:26, 17:27] = 0.8  # …touching an "8"-sized blot: one blob, read whole as "8"
+    d[17:19, 15:17] = 0.8
+    read = read_cell(d, BOX_PX, _TouchingModel(), signed=False)
+    assert read.value == 8
+    assert 18 in [v for v, _ in read.candidates]  # the cut reading, less probable
+    reads = _box_reads(
+        {
+            "spring.edict1": read.candidates,
+            "spring.edict2": ((3, 0.99),),
+            "spring.total": ((21, 0.99),),
+        }
+    )
+    values, _ = decode_boxes(reads)
+    assert values["spring.edict1"] == 18  # 18 + 3 = 21 chooses the cut reading
+
+
 def test_a_digit_model_of_another_layout_is_refused_with_a_clear_error(tmp_path):
     from vision.inference import Network, to_arrays
 

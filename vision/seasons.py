@@ -20,8 +20,10 @@ Where the writing cells are and their ink (darkness less the print all four boxe
 from __future__ import annotations
 
 import itertools
+import math
+import statistics
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -64,6 +66,10 @@ DOES_NOT_ADD_UP = 0.85  # at most this sure of a box whose numbers do not add up
 ALTERNATIVES = 3  # each character's most probable readings the arithmetic may choose among…
 CANDIDATES = 5  # …and each cell's most probable numbers
 CANDIDATE_FLOOR = 1e-3  # a number this much less probable than the cell's best is not one
+#: a blob read the other way (whole when it was cut, cut when it was read whole) offers its numbers
+#: this much less probable: the arithmetic may prefer "18" to a touching pair read as "8"
+OTHER_CUT_WEIGHT = 0.1
+VALLEY_CUTS = 4
 #: the odds that a box does not add up (the player slipped): a reading that adds up is taken
 #: over a likelier one that does not when it is no more than 1 / SLIP_ODDS times less probable
 SLIP_ODDS = 0.08
@@ -356,16 +362,18 @@ def cell_candidates(
     """
     if not blobs:
         return ((None, 1.0),)
-    p = probs[:, :MANY] / np.maximum(1e-6, 1.0 - probs[:, MANY : MANY + 1])
+    p = (probs[:, :MANY] / np.maximum(1e-6, 1.0 - probs[:, MANY : MANY + 1])).tolist()
     top = 1 if len(blobs) > 5 else ALTERNATIVES
-    options = [np.argsort(-row)[:top] for row in p]
+    options = []
+    for row in p:  # each blob's likeliest characters, those next to impossible left out
+        ranked = sorted(range(len(row)), key=lambda k: -row[k])[:top]
+        options.append([(k, row[k]) for k in ranked if row[k] >= CANDIDATE_FLOOR * row[ranked[0]]])
     total: dict = {}
-    for labels in itertools.product(*options):
-        value, _, _ = _spell(blobs, labels, signed)
+    for choice in itertools.product(*options):
+        value, _, _ = _spell(blobs, [k for k, _ in choice], signed)
         if value is _UNREADABLE:
             continue
-        q = float(np.prod([p[i, k] for i, k in enumerate(labels)]))
-        total[value] = total.get(value, 0.0) + q
+        total[value] = total.get(value, 0.0) + math.prod(q for _, q in choice)
     ranked = sorted(total.items(), key=lambda vq: -vq[1])
     if not ranked:
         return ()
@@ -376,11 +384,12 @@ def cell_candidates(
 def _one_row(keep: list[tuple]) -> list[tuple]:
     """The characters of one line: where the kept blobs stand in two rows (a number rewritten
     above one not recognised as crossed out), the lower, later row."""
-    ys = np.array([(b.y0 + b.y1) / 2 for b, _, _ in keep])
-    hs = np.array([b.height for b, _, _ in keep])
-    if len(keep) < 2 or ys.max() - ys.min() < 0.8 * float(np.median(hs)):
+    if len(keep) < 2:
         return keep
-    cut = (ys.max() + ys.min()) / 2
+    ys = [(b.y0 + b.y1) / 2 for b, _, _ in keep]
+    if max(ys) - min(ys) < 0.8 * statistics.median(b.height for b, _, _ in keep):
+        return keep
+    cut = (max(ys) + min(ys)) / 2
     return [item for item, y in zip(keep, ys) if y >= cut]
 
 
@@ -393,13 +402,51 @@ def read_cell(
     grain: float | None = None,
 ) -> CellRead:
     """One writing cell's number from its darkness (with the border band)."""
-    blobs, rows = [], []
+    blobs, rows, ways = [], [], []
     for blob in find_blobs(remove_borders(d, px), px, line, grain):
         pieces, probs = best_reading(blob, model, px)
         blobs += pieces
         rows.append(probs)
+        ways.append([(pieces, probs, 1.0)] + _other_reading(blob, pieces, model, px))
     probs = np.concatenate(rows) if rows else np.zeros((0, len(CLASSES)), np.float32)
-    return number_from_blobs(blobs, probs, signed)
+    read = number_from_blobs(blobs, probs, signed)
+    if any(len(w) > 1 for w in ways):
+        read = replace(read, candidates=_merge(ways, signed))
+    return read
+
+
+def _other_reading(blob: Blob, pieces: list[Blob], model: DigitModel, px: int) -> list:
+    """The blob read the other way, weighed ``OTHER_CUT_WEIGHT``: whole when it was cut, else cut
+    in two where the pieces read surest, among the ``VALLEY_CUTS`` columns of least ink in its
+    middle half (touching characters join at a thin bridge)."""
+    if len(pieces) > 1:
+        return [([blob], model.probabilities(blob_features([blob], px)), OTHER_CUT_WEIGHT)]
+    if blob.width < 6 or blob.width < 0.5 * blob.height:
+        return []
+    ink = blob.ink.sum(axis=0)
+    middle = np.arange(max(2, blob.width // 4), min(blob.width - 2, 3 * blob.width // 4 + 1))
+    cuts = [_cut(blob, [int(c)]) for c in middle[np.argsort(ink[middle], kind="stable")]]
+    cuts = [c for c in cuts if len(c) == 2][:VALLEY_CUTS]
+    if not cuts:
+        return []
+    probs = model.probabilities(blob_features([b for c in cuts for b in c], px))
+    best = max(range(len(cuts)), key=lambda i: _sureness(probs[2 * i : 2 * i + 2]))
+    return [(cuts[best], probs[2 * best : 2 * best + 2], OTHER_CUT_WEIGHT)]
+
+
+def _merge(ways: list[list], signed: bool) -> tuple[tuple[int | None, float], ...]:
+    """The candidate numbers of every way of reading the cell's blobs (:func:`cell_candidates`
+    of each, weighed by its ways' weights), summed by number."""
+    total: dict = {}
+    for choice in itertools.product(*ways):
+        pieces = [b for p, _, _ in choice for b in p]
+        probs = np.concatenate([q for _, q, _ in choice])
+        weight = float(np.prod([w for _, _, w in choice]))
+        for v, q in cell_candidates(pieces, probs, signed):
+            total[v] = total.get(v, 0.0) + weight * q
+    ranked = sorted(total.items(), key=lambda vq: -vq[1])
+    best = ranked[0][1]
+    return tuple((v, q) for v, q in ranked[:CANDIDATES] if q >= CANDIDATE_FLOOR * best)
 
 
 def read_written(
@@ -458,7 +505,7 @@ def _season_choices(options: dict, name: str) -> tuple[list, list, dict]:
     choices = []
     for combo in itertools.product(*(options[k].items() for k in keys)):
         numbers = tuple(v for v, _ in combo)
-        w = float(np.prod([q for _, q in combo]))
+        w = math.prod(q for _, q in combo)
         choices.append((numbers, w if _adds_up(numbers[:4], numbers[4]) else w * SLIP_ODDS))
     by_total: dict = {}
     for numbers, w in choices:
@@ -474,7 +521,7 @@ def _with_final(totals: list[dict], finals: dict) -> tuple[list[dict], dict, tup
     final_weight = dict.fromkeys(finals, 0.0)
     best, best_w = None, -1.0
     for chosen in itertools.product(*(t.items() for t in totals)):
-        base = float(np.prod([w for _, w in chosen]))
+        base = math.prod(w for _, w in chosen)
         t_sum = sum(t or 0 for t, _ in chosen)
         for f, q in finals.items():
             w = base * q * (1.0 if f is None or f == t_sum else SLIP_ODDS)
