@@ -3,9 +3,10 @@ print/noise, a crossed-out number, or several touching characters (to be cut apa
 
 Each blob is described the same way in training and reading (:func:`patch_features`): its ink
 density cropped to its bounding box, padded square and resized to ``PATCH`` × ``PATCH``, the
-directions of its strokes (:func:`stroke_directions`), plus its shape (aspect, size in grid units,
-ink fill). The classifier is a few small MLPs fitted from different starts, their probabilities
-averaged, exported to plain arrays (:mod:`vision.inference`), saved as ``models/digits.npz`` +
+same ink stretched to ``STRETCH`` × ``STRETCH`` whatever its aspect, the directions of its strokes
+(:func:`stroke_directions`), plus its shape (aspect, size in grid units, ink fill). The
+classifier is a few small MLPs fitted from different starts, their probabilities averaged,
+exported to plain arrays (:mod:`vision.inference`), saved as ``models/digits.npz`` +
 ``models/digits.json`` and loaded with ``allow_pickle=False``: nothing in the file can run code.
 ``cartographers train-digits`` makes it (:mod:`vision.digits_train`).
 """
@@ -30,9 +31,10 @@ SHAPE_NAMES = ("log_aspect", "height_u", "width_u", "fill")
 DIRECTION_CELL = 4  # stroke directions are counted in square cells of this many patch pixels…
 DIRECTION_BINS = 9  # …in this many directions (0–180°)
 N_DIRECTIONS = (PATCH // DIRECTION_CELL) ** 2 * DIRECTION_BINS
-#: a blob's feature row (vision.seasons.blob_features): the patch, its stroke directions, its
-#: shape and its distance from the cell's edges
-N_FEATURES = PATCH * PATCH + N_DIRECTIONS + len(SHAPE_NAMES) + 1
+#: a blob's feature row (vision.seasons.blob_features): the patch, the stretched patch, the
+#: patch's stroke directions, the shape and the distance from the cell's edges
+STRETCH = 12  # side of the blob's ink stretched to a square (its aspect is left to the shape)
+N_FEATURES = PATCH * PATCH + STRETCH * STRETCH + N_DIRECTIONS + len(SHAPE_NAMES) + 1
 MODEL_DIR = Path(__file__).resolve().parent.parent / "models"
 PREFIX = "digits/"
 
@@ -60,20 +62,20 @@ def stroke_directions(patch: np.ndarray) -> np.ndarray:
 
 
 def patch_features(ink: np.ndarray, px_per_u: float) -> np.ndarray:
-    """One blob's features: its normalised ``PATCH``² density picture, its
-    :func:`stroke_directions` and its shape.
+    """One blob's features: its normalised ``PATCH``² density picture, the same ink stretched to
+    ``STRETCH``², the picture's :func:`stroke_directions` and its shape.
 
     ``ink`` is the blob's density (0 = paper) cropped around it, at ``px_per_u`` pixels per grid
     unit.
 
     >>> blob = np.zeros((20, 8), np.float32); blob[2:18, 3:5] = 1.0  # a "1"
     >>> f = patch_features(blob, 40.0); f.shape, round(float(f[-3]), 2)
-    ((404,), 0.4)
+    ((548,), 0.4)
     """
     on = ink > 0.15 * max(float(ink.max()), 1e-6)
     ys, xs = np.nonzero(on)
     if len(ys) == 0:
-        return np.zeros(PATCH * PATCH + N_DIRECTIONS + len(SHAPE_NAMES), np.float32)
+        return np.zeros(N_FEATURES - 1, np.float32)
     crop = ink[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1].astype(np.float32)
     h, w = crop.shape
     side = max(h, w) + 2
@@ -83,7 +85,11 @@ def patch_features(ink: np.ndarray, px_per_u: float) -> np.ndarray:
     small = cv2.resize(square, (PATCH, PATCH), interpolation=cv2.INTER_AREA)
     small /= max(float(small.max()), 1e-6)
     shape = [np.log(h / w), h / px_per_u, w / px_per_u, float(on[ys.min() :, xs.min() :].mean())]
-    parts = [small.ravel(), stroke_directions(small), np.array(shape, np.float32)]
+    # the ink stretched to fill a square: a narrow digit's strokes in as many pixels as a wide one's
+    stretched = cv2.resize(crop, (STRETCH, STRETCH), interpolation=cv2.INTER_AREA)
+    stretched /= max(float(stretched.max()), 1e-6)
+    parts = [small.ravel(), stretched.ravel(), stroke_directions(small)]
+    parts.append(np.array(shape, np.float32))
     return np.concatenate(parts).astype(np.float32)
 
 

@@ -34,12 +34,15 @@ from vision.synth.digits import WritingHand, render_chars
 from vision.synth.paper import RenderedSheet
 
 HIDDEN = (192, 96)  # each network's hidden layers
+#: the networks' L2 penalty, strong: the print and photo rows are repeated, and networks that fit
+#: the training rows less closely read photographed blobs better (docs/reader.md, "Season boxes")
+ALPHA = 1.0
 #: networks fitted from different starts; their mean reads more numbers right than any one
 NETWORKS = {"full": 3, "quick": 2}
 GENERATED = {"full": 1500, "quick": 40}  # generated examples per character class
 SCRIBBLED = {"full": 1500, "quick": 50}
 PRINT_RENDERS = {"full": 12, "quick": 1}  # degraded copies of each empty printing
-PHOTOS = {"full": 300, "quick": 2}  # synthetic photos whose written cells are harvested
+PHOTOS = {"full": 600, "quick": 2}  # synthetic photos whose written cells are harvested
 PRINT_WEIGHT = 6  # each empty printed cell's blob counts this many times (printed letters are few)
 PHOTO_WEIGHT = 3  # each blob from a photo counts as this many examples (they are few, and real)
 #: photo seeds: DIGITS_SEED_BASE + 10_000·seed + i (neither the reader's training nor benchmarks)
@@ -277,7 +280,7 @@ def fit(x: np.ndarray, y: np.ndarray, seed: int, quick: bool) -> DigitModel:
     for k in range(NETWORKS["quick" if quick else "full"]):
         mlp = MLPClassifier(
             hidden_layer_sizes=HIDDEN,
-            alpha=1e-2,
+            alpha=ALPHA,
             max_iter=60 if quick else 250,
             early_stopping=not quick,
             random_state=1000 * seed + k,
@@ -308,6 +311,7 @@ def train_digits(seed: int, quick: bool = False, log: Callable[[str], None] = pr
         "recipe": "quick" if quick else "full",
         "classes": list(CLASSES),
         "hidden": list(HIDDEN),
+        "alpha": ALPHA,
         "networks": len(model.networks),
         "examples": counts,
         "validation": {k: round(v, 4) for k, v in figures.items()},
