@@ -237,6 +237,27 @@ def test_a_blob_read_whole_offers_its_two_piece_reading_to_the_arithmetic():
     assert values["spring.edict1"] == 18  # 18 + 3 = 21 chooses the cut reading
 
 
+class _MinusModel:
+    """A stand-in classifier that reads every blob as a sure minus sign."""
+
+    def probabilities(self, features: np.ndarray) -> np.ndarray:
+        out = np.zeros((len(features), len(CLASSES)), np.float32)
+        out[:, CLASSES.index("-")] = 1.0
+        return out
+
+
+def test_a_cell_no_reading_of_which_spells_a_number_reads_blank_and_unsure():
+    from vision.seasons import read_cell
+
+    d = np.zeros((38, 43), np.float32)
+    d[15:19, 10:20] = d[15:19, 23:33] = 0.8  # two dashes: "--" whole or cut, never a number
+    read = read_cell(d, BOX_PX, _MinusModel(), signed=True)
+    assert read.value is None and read.confidence == 0.0
+    assert read.candidates == ()
+    values, confidence = decode_boxes(_box_reads({}) | {"spring.monsters": read})
+    assert values["spring.monsters"] is None and confidence["spring.monsters"] < FLAG_BELOW
+
+
 def test_a_digit_model_of_another_layout_is_refused_with_a_clear_error(tmp_path):
     from vision.inference import Network, to_arrays
 

@@ -445,6 +445,8 @@ def _merge(ways: list[list], signed: bool) -> tuple[tuple[int | None, float], ..
         for v, q in cell_candidates(pieces, probs, signed):
             total[v] = total.get(v, 0.0) + weight * q
     ranked = sorted(total.items(), key=lambda vq: -vq[1])
+    if not ranked:  # no way of reading the blobs spells a number
+        return ()
     best = ranked[0][1]
     return tuple((v, q) for v, q in ranked[:CANDIDATES] if q >= CANDIDATE_FLOOR * best)
 
