@@ -13,8 +13,9 @@ Where the writing cells are and their ink (darkness less the print all four boxe
    crossed-out number, which is dropped with the characters under it;
 4. the number: an optional leading minus and one to three digits, left to right, with a
    confidence (the least sure character's probability); a cell whose blobs are all print is
-   blank (``None``);
-5. the box's own sum weighs the confidences (:func:`arithmetic_confidence`).
+   blank (``None``); beside it, the other numbers the cell may hold (:func:`cell_candidates`);
+5. the boxes' arithmetic chooses among them (:func:`decode_boxes`), and a box that still does
+   not add up has its numbers flagged (:func:`arithmetic_confidence`).
 """
 
 from __future__ import annotations
