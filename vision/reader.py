@@ -195,13 +195,10 @@ def coin_track_shown(image: np.ndarray, fit: GridFit) -> bool:
     """Whether the 14-coin track is printed along one of the lattice's four edges, looked for
     along the paper's curl and along the grid's homography alone (a bottom row found a little off
     throws the curl's extrapolation off)."""
-    return (
-        max(
-            track_match(image, fit.rotated(k), follow_curl=curl)
-            for k in range(4)
-            for curl in (True, False)
-        )
-        >= TRACK_SHOWS_SHEET
+    return any(
+        track_match(image, fit.rotated(k), follow_curl=curl) >= TRACK_SHOWS_SHEET
+        for k in range(4)
+        for curl in (True, False)
     )
 
 

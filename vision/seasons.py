@@ -303,23 +303,22 @@ def _covers(a: Blob, b: Blob) -> bool:
 
 
 def number_from_blobs(blobs: list[Blob], probs: np.ndarray, signed: bool) -> CellRead:
-    """The number the classified blobs spell (see the module's docstring, step 4), and the other
-    numbers they may spell (:func:`cell_candidates`)."""
+    """The number the classified blobs spell (see the module's docstring, step 4); the other
+    numbers they may spell are :func:`read_cell`'s."""
     if not blobs:
-        return CellRead(None, 1.0, "", ((None, 1.0),))
+        return CellRead(None, 1.0)
     labels = probs[:, :MANY].argmax(axis=1)
     sure = 1.0
     for k, p in zip(labels, probs):
         if k in (NOISE, SCRIBBLE):
             sure = min(sure, float(p[NOISE] + p[SCRIBBLE]))
     value, text, keep = _spell(blobs, labels, signed)
-    candidates = cell_candidates(blobs, probs, signed)
     if not keep:
-        return CellRead(None, sure, "", candidates)
+        return CellRead(None, sure)
     sure = min([sure] + [float(probs[i, k] / max(1e-6, 1.0 - probs[i, MANY])) for i, k in keep])
     if value is _UNREADABLE:
-        return CellRead(None, 0.0, text, candidates)
-    return CellRead(value, sure, text, candidates)
+        return CellRead(None, 0.0, text)
+    return CellRead(value, sure, text)
 
 
 _UNREADABLE = object()  # the characters spell no number ("--", four digits)
@@ -375,6 +374,12 @@ def cell_candidates(
         if value is _UNREADABLE:
             continue
         total[value] = total.get(value, 0.0) + math.prod(q for _, q in choice)
+    return _likeliest(total)
+
+
+def _likeliest(total: dict) -> tuple[tuple[int | None, float], ...]:
+    """The ``CANDIDATES`` likeliest of {number: probability}, most probable first, none
+    ``CANDIDATE_FLOOR`` times less probable than the best (``()`` when there is none)."""
     ranked = sorted(total.items(), key=lambda vq: -vq[1])
     if not ranked:
         return ()
@@ -410,10 +415,7 @@ def read_cell(
         rows.append(probs)
         ways.append([(pieces, probs, 1.0)] + _other_reading(blob, pieces, model, px))
     probs = np.concatenate(rows) if rows else np.zeros((0, len(CLASSES)), np.float32)
-    read = number_from_blobs(blobs, probs, signed)
-    if any(len(w) > 1 for w in ways):
-        read = replace(read, candidates=_merge(ways, signed))
-    return read
+    return replace(number_from_blobs(blobs, probs, signed), candidates=_merge(ways, signed))
 
 
 def _other_reading(blob: Blob, pieces: list[Blob], model: DigitModel, px: int) -> list:
@@ -437,7 +439,9 @@ def _other_reading(blob: Blob, pieces: list[Blob], model: DigitModel, px: int) -
 
 def _merge(ways: list[list], signed: bool) -> tuple[tuple[int | None, float], ...]:
     """The candidate numbers of every way of reading the cell's blobs (:func:`cell_candidates`
-    of each, weighed by its ways' weights), summed by number."""
+    of each, weighed by its ways' weights), summed by number; a cell without blobs is blank."""
+    if not ways:
+        return ((None, 1.0),)
     total: dict = {}
     for choice in itertools.product(*ways):
         pieces = [b for p, _, _ in choice for b in p]
@@ -445,11 +449,7 @@ def _merge(ways: list[list], signed: bool) -> tuple[tuple[int | None, float], ..
         weight = float(np.prod([w for _, _, w in choice]))
         for v, q in cell_candidates(pieces, probs, signed):
             total[v] = total.get(v, 0.0) + weight * q
-    ranked = sorted(total.items(), key=lambda vq: -vq[1])
-    if not ranked:  # no way of reading the blobs spells a number
-        return ()
-    best = ranked[0][1]
-    return tuple((v, q) for v, q in ranked[:CANDIDATES] if q >= CANDIDATE_FLOOR * best)
+    return _likeliest(total)
 
 
 def read_written(
@@ -482,14 +482,18 @@ def read_strip(strip: np.ndarray, model: DigitModel, px: int = BOX_PX) -> Writte
     )
 
 
+def _as_written(key: str, value: int | None) -> int | None:
+    """``value`` read in cell ``key``: a monster penalty counts with or without its minus."""
+    return abs(value) if key.endswith(".monsters") and value is not None else value
+
+
 def _options(key: str, read: CellRead) -> dict:
-    """A cell's candidate numbers as {number: probability}; a monster penalty counts with or
-    without its minus."""
+    """A cell's candidate numbers as {number: probability} (:func:`_as_written`)."""
     if not read.candidates:
-        return {read.value: 1.0}
+        return {_as_written(key, read.value): 1.0}
     out: dict = {}
     for v, q in read.candidates:
-        v = abs(v) if key.endswith(".monsters") and v is not None else v
+        v = _as_written(key, v)
         out[v] = out.get(v, 0.0) + q
     return out
 
@@ -566,8 +570,7 @@ def decode_boxes(reads: dict[str, CellRead]) -> tuple[dict, dict[str, float]]:
         for k, m, v in zip(keys, marginal, chosen):
             values[k], confidence[k] = v, m[v] / mass
     for k, r in reads.items():
-        primary = abs(r.value) if k.endswith(".monsters") and r.value is not None else r.value
-        if values[k] == primary or not r.candidates:
+        if values[k] == _as_written(k, r.value) or not r.candidates:
             confidence[k] = min(confidence[k], r.confidence)
     return values, {k: float(c) for k, c in confidence.items()}
 
