@@ -214,7 +214,7 @@ def test_a_file_that_is_not_a_model_asks_for_retraining(tmp_path) -> None:
     [
         (0, 0.998, (0.998, False)),  # a familiar sheet keeps the calibrated threshold
         (8, 0.998, (0.998, False)),  # 8 % unsure is still familiar (the rule is "more than")
-        (9, 0.998, (UNFAMILIAR_LOW_CONFIDENCE, True)),  # more than 8 %: flag more strictly
+        (9, 0.99, (UNFAMILIAR_LOW_CONFIDENCE, True)),  # more than 8 %: flag more strictly
         (9, 0.99999, (0.99999, True)),  # never looser than the calibrated threshold
     ],
 )
