@@ -409,3 +409,45 @@ def test_a_track_that_only_half_looks_marked_reads_empty():
     assert coins.count_from_probabilities(coins.discount_filled(uncertain)).count == 0
     marked = np.array([0.99] * 6 + [0.02] * 8)
     assert coins.count_from_probabilities(coins.discount_filled(marked)).count == 6
+
+
+def strip_of(image: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    return coins.coin_strip(image, GridFit(pts, homography_from_intersections(pts), 0.0, 0.0))
+
+
+@pytest.mark.parametrize(
+    "marked, margin",
+    [(1, 1.0), (5, 1.0), (9, 1.0), (13, 0.0)],  # one unmarked coin left makes a weak step
+)
+def test_the_track_steps_where_the_marks_stop(marked: int, margin: float) -> None:
+    step = coins.step_evidence(strip_of(*flat_sheet("B", marked, 20 + marked)), coins.COIN_PX)
+    assert step.shape == (GEOMETRY.coin_count + 1,)
+    assert step[0] == step[-1] == 0.0  # an empty or a full track makes no step
+    assert int(np.argmax(step)) == marked
+    assert step[marked] - np.partition(step, -2)[-2] > margin  # e^margin likelier than the next
+
+
+def test_a_blank_track_makes_no_step_worth_a_coin() -> None:
+    blank = coins.step_evidence(strip_of(*flat_sheet("A", 0, 7)), coins.COIN_PX)
+    marked = coins.step_evidence(strip_of(*flat_sheet("A", 6, 7)), coins.COIN_PX)
+    assert blank.max() < 0.1 * marked.max()
+
+
+def test_light_falling_off_along_the_track_is_not_a_step() -> None:
+    looks = np.zeros((GEOMETRY.coin_count, len(coins.STEP_DESCRIPTOR_NAMES)))
+    ramp = looks.copy()
+    ramp[:, 0] = np.linspace(0, 6, GEOMETRY.coin_count)  # the coins' L* drifts by 6 end to end…
+    step = looks.copy()
+    step[:6, 0] = 6.0  # …or jumps by 6 after coin 6
+    assert int(np.argmax(coins.step_log_likelihood(step))) == 6
+    assert coins.step_log_likelihood(ramp).max() < 0.5 * coins.step_log_likelihood(step).max()
+
+
+def test_the_step_moves_a_count_the_coin_model_is_unsure_of() -> None:
+    p = np.array([0.9] * 4 + [0.5] * 4 + [0.1] * 6)  # anywhere from 4 to 8
+    step = np.zeros(15)
+    step[7] = 3.0
+    assert coins.count_from_probabilities(p).count != 7
+    assert coins.count_from_probabilities(p, step=step).count == 7
+    sure = np.array([0.99] * 3 + [0.01] * 11)
+    assert coins.count_from_probabilities(sure, step=step).count == 3  # a sure model stands

@@ -31,16 +31,20 @@ from scoring.terrain import Terrain
 from scoring.written import WrittenScores
 from vision.classify import CELL_CLASSES, ReaderModel, default_model
 from vision.coins import (
+    COIN_PX,
     COIN_UNSURE_BELOW,
     CoinReading,
     coin_centres_px,
+    coin_features,
     coin_reliability,
-    coin_track_features,
+    coin_strip,
     coin_track_mapping,
     count_from_probabilities,
     discount_filled,
     doubt_empty_track,
     most_coins,
+    mountain_coins,
+    step_evidence,
     track_match,
 )
 from vision.digits import DigitModel, default_digit_model
@@ -309,7 +313,8 @@ def classify_cells(image: np.ndarray, located: Located, model: ReaderModel) -> C
 def read_coins(
     image: np.ndarray, located: Located, cells: CellReading, model: ReaderModel
 ) -> tuple[CoinReading, np.ndarray, Callable]:
-    """The coin count from the coin classifier's per-coin probabilities, the 14 coins' centres
+    """The coin count from the coin classifier's per-coin probabilities and the track's step
+    (:func:`step_evidence`: where along it the coins stop looking alike), the 14 coins' centres
     in ``image`` px (for the overlay) and the track's u, v → px mapping (the season boxes below
     follow it). The side's mountain coins are the reference for an unmarked coin; the cells drawn
     as read bound the count (no coin without a drawn cell off the ruins), and with many a read of
@@ -319,11 +324,14 @@ def read_coins(
     drawn = len(drawn_cells)
     off_ruins = sum(1 for cell in drawn_cells if cell not in SIDES[side].ruins)
     to_photo = coin_track_mapping(image, upright)
-    feats = coin_track_features(image, upright, cells.paper, side, to_photo=to_photo)
+    strip = coin_strip(image, upright, COIN_PX, to_photo)
+    mountains = mountain_coins(image, upright, side, cells.paper)
+    feats = coin_features(strip, COIN_PX, cells.paper, mountains)
     reading = count_from_probabilities(
         discount_filled(model.coin_probabilities(feats)),
         coin_reliability(feats),
         most=most_coins(off_ruins),
+        step=step_evidence(strip, COIN_PX),
     )
     return doubt_empty_track(reading, drawn), coin_centres_px(to_photo), to_photo
 

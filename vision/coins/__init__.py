@@ -24,6 +24,8 @@ The stages, in the order a photo meets them:
    unmarked coin left (``mountain_coins``, ``mountain_features``).
 6. The model's features (:mod:`vision.coins.evidence`): the three side by side
    (``coin_features``, ``coin_track_features``), and the count (:mod:`vision.coins.count`).
+7. The track's step (:mod:`vision.coins.step`): where along the track the coins stop looking
+   alike, a change-point test needing no training, added to the model's evidence for each count.
 
 Training also sees every strip under other light (:mod:`vision.coins.relight`).
 """
@@ -45,6 +47,7 @@ from vision.coins.count import (
     FILLED_PRIOR_LOG_ODDS,
     FULL_TRACK_DOUBT,
     FULL_TRACK_MIN_DRAWN,
+    STEP_TEMPERATURE,
     CoinReading,
     count_from_probabilities,
     discount_filled,
@@ -85,6 +88,14 @@ from vision.coins.relight import (
     AUGMENT_SLOPE,
     coin_training_features,
     relight_strip,
+)
+from vision.coins.step import (
+    STEP_DESCRIPTOR_NAMES,
+    STEP_FLOOR,
+    STEP_WEIGHT,
+    step_descriptors,
+    step_evidence,
+    step_log_likelihood,
 )
 from vision.coins.style_free import (
     COMPARED_DESCRIPTORS,
@@ -136,6 +147,7 @@ __all__ = [
     "FILLED_PRIOR_LOG_ODDS",
     "FULL_TRACK_DOUBT",
     "FULL_TRACK_MIN_DRAWN",
+    "STEP_TEMPERATURE",
     "MOUNTAIN_CENTRE_U",
     "MOUNTAIN_COIN_RADIUS_U",
     "MOUNTAIN_COIN_U",
@@ -178,4 +190,10 @@ __all__ = [
     "relight_strip",
     "style_free_comparison",
     "track_match",
+    "STEP_DESCRIPTOR_NAMES",
+    "STEP_FLOOR",
+    "STEP_WEIGHT",
+    "step_descriptors",
+    "step_evidence",
+    "step_log_likelihood",
 ]
