@@ -323,3 +323,24 @@ def test_shipped_model_has_trees_that_the_context_stage_reads() -> None:
         sheet, p, model.context_scale, trees=model.tree_probabilities(sheet)
     ).shape[1]
     assert model.context.n_features_in_ == width
+
+
+def test_loading_the_model_leaves_the_other_stages_unimported() -> None:
+    # the model's load time is a target of its own: `vision` imports its public names on first use
+    code = (
+        "import sys; from vision.classify import load_model; load_model(); "
+        "print(sorted(m for m in ('vision.reader', 'vision.overlay', 'vision.seasons', 'PIL') "
+        "if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
+
+
+def test_the_package_names_its_stages_on_first_use() -> None:
+    import vision
+
+    assert vision.read_photo.__module__ == "vision.reader"
+    assert vision.PhotoError.__module__ == "vision.load"
+    assert vision.grid.__name__ == "vision.grid"  # a submodule, imported when asked for
+    assert not hasattr(vision, "no_such_stage")
+    assert {"read_photo", "draw_overlay"} <= set(dir(vision))
