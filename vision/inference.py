@@ -16,6 +16,7 @@ fitted it.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 import numpy as np
 
@@ -117,23 +118,39 @@ class BoostedTrees:
     def classes_(self) -> np.ndarray:
         return self.classes
 
+    @cached_property
+    def _walk(self) -> tuple[np.ndarray, ...]:
+        """The node arrays as :meth:`leaves` walks them: split feature, threshold, NaN goes left,
+        both children as global node indices, is a leaf."""
+        sizes = np.diff(np.r_[self.starts, len(self.feature)])
+        first = np.repeat(np.asarray(self.starts, np.intp), sizes)  # each node's tree's first node
+        return (
+            np.asarray(self.feature, np.intp),
+            np.asarray(self.threshold, np.float64),
+            np.asarray(self.missing_left, bool),
+            first + np.asarray(self.left, np.intp),
+            first + np.asarray(self.right, np.intp),
+            np.asarray(self.is_leaf, bool),
+        )
+
     def leaves(self, x: np.ndarray) -> np.ndarray:
         """(N, T) the leaf each row reaches in each tree (global node indices). All rows walk all
         trees together, one level per step, and only the walks not yet at a leaf are moved."""
+        feature, threshold, missing_left, left, right, is_leaf = self._walk
         x = np.asarray(x, np.float64)
-        rows = np.repeat(np.arange(len(x)), len(self.starts))
-        node = np.tile(self.starts, len(x))
-        starts = np.tile(self.starts, len(x))
-        active = np.flatnonzero(~self.is_leaf[node].astype(bool))
+        n, n_trees = len(x), len(self.starts)
+        flat = x.ravel()
+        row_start = np.repeat(np.arange(n, dtype=np.intp) * x.shape[1], n_trees)
+        node = np.tile(np.asarray(self.starts, np.intp), n)
+        active = np.flatnonzero(~is_leaf[node])
         while len(active):
             at = node[active]
-            v = x[rows[active], self.feature[at]]
-            go_left = np.where(
-                np.isnan(v), self.missing_left[at].astype(bool), v <= self.threshold[at]
-            )
-            node[active] = starts[active] + np.where(go_left, self.left[at], self.right[at])
-            active = active[~self.is_leaf[node[active]].astype(bool)]
-        return node.reshape(len(x), len(self.starts))
+            v = flat[row_start[active] + feature[at]]
+            go_left = (v <= threshold[at]) | (missing_left[at] & np.isnan(v))
+            step = np.where(go_left, left[at], right[at])
+            node[active] = step
+            active = active[~is_leaf[step]]
+        return node.reshape(n, n_trees)
 
     def decision_function(self, x: np.ndarray) -> np.ndarray:
         """(N, K) raw scores: the baseline plus the leaves' values, summed over iterations."""
