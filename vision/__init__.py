@@ -1,7 +1,8 @@
 """Photo → sheet: find the printed grid, rectify it, classify every cell, read the coins.
 
-Never imports ``api``. The names below are imported on first use, so a process that needs one
-stage (the model loader, a grid search in a test) does not pay for the others.
+Never imports ``api``. The public names (``read_photo``, ``draw_overlay``, …) and the submodules
+are imported on first use, so a process that needs one stage (the model loader, a grid search in
+a test) does not pay for importing the others.
 """
 
 from __future__ import annotations
