@@ -39,6 +39,7 @@ from vision.coins import (
     coin_reliability,
     coin_strip,
     coin_track_mapping,
+    coin_windows,
     count_from_probabilities,
     discount_filled,
     doubt_empty_track,
@@ -326,12 +327,13 @@ def read_coins(
     to_photo = coin_track_mapping(image, upright)
     strip = coin_strip(image, upright, COIN_PX, to_photo)
     mountains = mountain_coins(image, upright, side, cells.paper)
-    feats = coin_features(strip, COIN_PX, cells.paper, mountains)
+    windows = coin_windows(strip, COIN_PX)  # the coins' rims, found once for both
+    feats = coin_features(strip, COIN_PX, cells.paper, mountains, windows)
     reading = count_from_probabilities(
         discount_filled(model.coin_probabilities(feats)),
         coin_reliability(feats),
         most=most_coins(off_ruins),
-        step=step_evidence(strip, COIN_PX),
+        step=step_evidence(strip, COIN_PX, windows=windows),
     )
     return doubt_empty_track(reading, drawn), coin_centres_px(to_photo), to_photo
 

@@ -428,8 +428,8 @@ def _other_reading(blob: Blob, pieces: list[Blob], model: DigitModel, px: int) -
         return []
     ink = blob.ink.sum(axis=0)
     middle = np.arange(max(2, blob.width // 4), min(blob.width - 2, 3 * blob.width // 4 + 1))
-    cuts = [_cut(blob, [int(c)]) for c in middle[np.argsort(ink[middle], kind="stable")]]
-    cuts = [c for c in cuts if len(c) == 2][:VALLEY_CUTS]
+    by_ink = (_cut(blob, [int(c)]) for c in middle[np.argsort(ink[middle], kind="stable")])
+    cuts = list(itertools.islice((c for c in by_ink if len(c) == 2), VALLEY_CUTS))
     if not cuts:
         return []
     probs = model.probabilities(blob_features([b for c in cuts for b in c], px))
@@ -446,7 +446,7 @@ def _merge(ways: list[list], signed: bool) -> tuple[tuple[int | None, float], ..
     for choice in itertools.product(*ways):
         pieces = [b for p, _, _ in choice for b in p]
         probs = np.concatenate([q for _, q, _ in choice])
-        weight = float(np.prod([w for _, _, w in choice]))
+        weight = math.prod(w for _, _, w in choice)
         for v, q in cell_candidates(pieces, probs, signed):
             total[v] = total.get(v, 0.0) + weight * q
     return _likeliest(total)

@@ -120,7 +120,7 @@ from vision.coins.track import (
     refine_track,
     track_match,
 )
-from vision.coins.windows import RECENTRE_U
+from vision.coins.windows import RECENTRE_U, coin_windows
 
 __all__ = [
     "APPEARANCE_FEATURE_NAMES",
@@ -179,6 +179,7 @@ __all__ = [
     "coin_strip",
     "coin_track_features",
     "coin_track_mapping",
+    "coin_windows",
     "coin_training_features",
     "count_from_probabilities",
     "discount_filled",

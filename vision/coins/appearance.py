@@ -11,7 +11,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from vision.coins.windows import _coin_windows
+from vision.coins.windows import coin_windows
 from vision.features import PaperModel, _lab
 from vision.layout import GEOMETRY
 
@@ -168,10 +168,10 @@ def _coin_descriptors(
     strip_bgr: np.ndarray, px: int, windows=None
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per coin, measures relative to the band around it: (14, D) descriptors (``_MEASURED_NAMES``)
-    and (14, P, P) L patches. ``windows``: :func:`_coin_windows` of this strip, when the caller
+    and (14, P, P) L patches. ``windows``: :func:`coin_windows` of this strip, when the caller
     already has them."""
     img = strip_bgr.astype(np.float32) / 255.0 + 1e-3
-    windows = windows or _coin_windows(strip_bgr, px)
+    windows = windows or coin_windows(strip_bgr, px)
     centres, yy, xx, dist, patch = windows
     band_ref = (dist > 1.35) & (np.abs(yy) < 0.22 * px)
     inside = _inside_band(xx, px)
@@ -249,7 +249,7 @@ def appearance_features(
     track's last coins (unmarked unless the count is 12–14), with the first coin, with its
     neighbours, and through the best "first k differ from the rest" split of the whole track.
     ``paper`` is accepted for the interface; the band beside each coin is the reference.
-    ``windows``: :func:`_coin_windows` of this strip, when the caller already has them.
+    ``windows``: :func:`coin_windows` of this strip, when the caller already has them.
     """
     d, patches = _coin_descriptors(strip_bgr, px, windows)
     half = patches.shape[1] // 2

@@ -24,7 +24,7 @@ from vision.coins.style_free import (
     style_free_comparison,
 )
 from vision.coins.track import COIN_PX, coin_strip
-from vision.coins.windows import _coin_windows
+from vision.coins.windows import coin_windows
 from vision.features import PaperModel
 from vision.grid import GridFit
 
@@ -42,6 +42,7 @@ def coin_features(
     px: int,
     paper: PaperModel | None = None,
     mountains: MountainCoins | None = None,
+    windows=None,
 ) -> np.ndarray:
     """(14, F) the coin model's features: :func:`appearance_features` plus style-free,
     glare-scaled evidence (``STYLE_FREE_FEATURE_NAMES``).
@@ -55,9 +56,10 @@ def coin_features(
     coin, with its monotone envelopes along the track and its best split
     (:func:`style_free_comparison`). The first ``len(APPEARANCE_FEATURE_NAMES)`` columns are
     :func:`appearance_features` unchanged; the last are :func:`mountain_features` (each coin
-    against the printed mountain coins of the photo, NaN without ``mountains``).
+    against the printed mountain coins of the photo, NaN without ``mountains``). ``windows``:
+    :func:`coin_windows` of this strip, when the caller already has them.
     """
-    windows = _coin_windows(strip_bgr, px)  # the rims are found once for all descriptor sets
+    windows = windows or coin_windows(strip_bgr, px)  # the rims found once for every measure
     base = appearance_features(strip_bgr, px, paper, windows)
     e = _style_free_descriptors(strip_bgr, px, windows).astype(np.float64)
     return np.concatenate(

@@ -14,7 +14,7 @@ import numpy as np
 
 from scoring.sides import SIDES
 from vision.coins.track import COIN_STRIP
-from vision.coins.windows import _coin_windows
+from vision.coins.windows import coin_windows
 from vision.features import PaperModel
 from vision.grid import GridFit, cell_side_px
 from vision.layout import GEOMETRY
@@ -194,13 +194,13 @@ def mountain_features(
     darkest mountain coins, plus ``MOUNTAIN_OFFSET``), the darkness difference in units of
     ``MOUNTAIN_DARKNESS_SCALE`` plus the mountain coins' spread, the same for the track's last and
     first three coins, and how far the reference can be trusted (coin radius in photo px, template
-    match). All NaN (missing) without ``mountains``. ``windows``: :func:`_coin_windows` of this
+    match). All NaN (missing) without ``mountains``. ``windows``: :func:`coin_windows` of this
     strip, when the caller already has them.
     """
     n = GEOMETRY.coin_count
     if mountains is None:
         return np.full((n, len(MOUNTAIN_FEATURE_NAMES)), np.nan, np.float32)
-    track = _track_centre_descriptors(strip_bgr, px, windows or _coin_windows(strip_bgr, px))
+    track = _track_centre_descriptors(strip_bgr, px, windows or coin_windows(strip_bgr, px))
     m = mountains.descriptors
     darkest = m[np.argsort(-m[:, _DARKNESS])[:MOUNTAIN_REFERENCE_COINS]].mean(axis=0)
     spread = np.median(np.abs(m - darkest), axis=0)

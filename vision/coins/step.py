@@ -12,7 +12,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from vision.coins.windows import _coin_windows
+from vision.coins.windows import coin_windows
 
 #: each coin's look: its inside (within 0.8 coin radii) against the band just outside its rim
 #: (1.25–1.6 radii), so light falling off along the track does not make a step
@@ -31,12 +31,13 @@ STEP_FLOOR = np.array([4.0, 1.0, 1.0, 1.0, 4.0])
 STEP_WEIGHT = 0.2
 
 
-def step_descriptors(strip_bgr: np.ndarray, px: int) -> np.ndarray:
+def step_descriptors(strip_bgr: np.ndarray, px: int, windows=None) -> np.ndarray:
     """(14, 5) each coin's look against the band beside it (``STEP_DESCRIPTOR_NAMES``): its
     inside's mean L*, a*, b* less the band's median, the spread of its L*, and its darkest fifth's
-    L* less the band's."""
+    L* less the band's. ``windows``: :func:`coin_windows` of this strip, when the caller already
+    has them."""
     lab = cv2.cvtColor(strip_bgr, cv2.COLOR_BGR2LAB).astype(np.float32)
-    centres, _, _, dist, cut = _coin_windows(strip_bgr, px)
+    centres, _, _, dist, cut = windows or coin_windows(strip_bgr, px)
     inside = dist < INSIDE_RADII
     band = (dist > BAND_RADII[0]) & (dist < BAND_RADII[1])
     out = []
@@ -74,7 +75,9 @@ def step_log_likelihood(looks: np.ndarray, floor: np.ndarray = STEP_FLOOR) -> np
     return out
 
 
-def step_evidence(strip_bgr: np.ndarray, px: int, weight: float = STEP_WEIGHT) -> np.ndarray:
+def step_evidence(
+    strip_bgr: np.ndarray, px: int, weight: float = STEP_WEIGHT, windows=None
+) -> np.ndarray:
     """(15,) the step's evidence for each count 0…14 (:func:`step_log_likelihood` of
     :func:`step_descriptors`, times ``weight``), to add to the count's log-likelihood."""
-    return weight * step_log_likelihood(step_descriptors(strip_bgr, px))
+    return weight * step_log_likelihood(step_descriptors(strip_bgr, px, windows))

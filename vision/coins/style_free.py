@@ -12,7 +12,7 @@ import cv2
 import numpy as np
 
 from vision.coins.appearance import _inside_band
-from vision.coins.windows import _coin_windows, _rim_template
+from vision.coins.windows import _rim_template, coin_windows
 
 STYLE_FREE_DESCRIPTOR_NAMES = [
     "print_contrast",
@@ -99,12 +99,12 @@ def _style_free_descriptors(strip_bgr: np.ndarray, px: int, windows=None) -> np.
     and ``saturated`` (share of clipped pixels) say how much the coin can show at all
     (``reliability``). ``ring_match`` is the thin-line image's correlation with the printed rim
     and inner ring (an unmarked coin matches, a covered or crossed one less), ``extra_lines`` the
-    line energy off them. ``windows``: :func:`_coin_windows` of this strip, when the caller
+    line energy off them. ``windows``: :func:`coin_windows` of this strip, when the caller
     already has them.
     """
     img = strip_bgr.astype(np.float32)
     grey = img.mean(axis=2)
-    centres, yy, xx, dist, patch = windows or _coin_windows(strip_bgr, px)
+    centres, yy, xx, dist, patch = windows or coin_windows(strip_bgr, px)
     half = len(yy) // 2
     zones = {
         "disc": dist <= 0.85,

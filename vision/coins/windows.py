@@ -2,7 +2,7 @@
 
 What is left of the track's placement error is taken up coin by coin: each coin is re-centred on
 its printed rim and inner ring (``_recentre``), and every per-coin measure is taken in a window
-around that centre (``_coin_windows``).
+around that centre (``coin_windows``).
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ def _recentre(
     return [(cx + dx, cy + dy) for (cx, cy), (dx, dy) in zip(centres, sm)]
 
 
-def _coin_windows(strip_bgr: np.ndarray, px: int):
+def coin_windows(strip_bgr: np.ndarray, px: int):
     """The 14 coins re-centred on their rims, and a square window of ±0.36 u around each:
     (centres in strip px, window offsets yy and xx in px, distance from the centre in coin radii,
     ``cut(a, cx, cy)`` → the window of image ``a`` around one centre)."""
