@@ -89,6 +89,9 @@ def test_the_benchmark_photographs_and_reads_each_printing(art, tmp_path) -> Non
     )
     assert res["groups"]["all"]["all"]["photos"] == 2
     assert set(res["groups"]["printing and side"]) <= {"colour A", "colour B"}
+    by_mark = res["groups"]["printing and coin mark"]  # each photo in the group of its coin marks
+    assert sum(row["photos"] for row in by_mark.values()) == 2
+    assert {p["coin_mark"] for p in res["photos"]} == {k.split(", ")[1] for k in by_mark}
     found = [p for p in res["photos"] if p.get("side")]
     assert found and all(p["side"] == p["true_side"] for p in found)  # our own printing reads right
 

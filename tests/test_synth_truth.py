@@ -126,6 +126,20 @@ def test_drawn_ink_actually_darkens_the_drawn_cells():
     assert diff[y0:y1, x0:x1].max() == 0
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_the_truth_names_the_pencil_the_coins_are_marked_in(seed):
+    """``coin_marks`` names the pencil that marked the coins: graphite lies in its own layer."""
+    sheet = Sheet.blank("A").with_cells({}, coins=4)
+    blank = render_sheet("A", px_per_u=30, rng=np.random.default_rng(2))
+    drawn = draw_sheet(sheet, "colour-shading", np.random.default_rng(seed), rendered=blank)
+    marks = drawn.truth["coin_marks"]
+    assert marks["mark"] in ("shade", "cross", "scribble") and marks["tool"] == "pencil"
+    x, y = (int(round(v)) for v in blank.to_px(*GEOMETRY.coin_centre(0)))
+    r = int(GEOMETRY.coin_radius * 30)
+    graphite = 0 if drawn.graphite is None else drawn.graphite[y - r : y + r, x - r : x + r].max()
+    assert (graphite > 0) == (marks["colour"] == "graphite")
+
+
 @pytest.mark.parametrize(
     "coins, style",
     [(0, "graphite-symbols"), (3, "colour-shading"), (9, "marker-fill"), (14, "graphite-outlined")],

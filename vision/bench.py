@@ -146,6 +146,7 @@ def _read_one(path: str) -> dict:
         "true_coins": true_sheet.coins,
         "printing": truth.get("printing", "ours"),
         "art_family": truth.get("art_family", "lookalike"),
+        "coin_mark": coin_mark_group(true_sheet.coins, truth.get("coin_marks")),
     }
     if reading is None:
         return out
@@ -163,6 +164,23 @@ def _read_one(path: str) -> dict:
     out["score_exact"] = _scores_exact(reading.sheet, true_sheet, truth["seed"])
     out["written"] = written_rows(reading, truth)
     return out
+
+
+def coin_mark_group(coins: int, marks: dict | None) -> str:
+    """How the photo's coins were marked, as a benchmark group: the pencil's colour and the tool,
+    or "none marked" (photos generated before the truth recorded it: "not recorded").
+
+    >>> coin_mark_group(3, {"mark": "cross", "colour": "farm", "tool": "pencil"})
+    'yellow pencil'
+    >>> coin_mark_group(0, {"mark": "shade", "colour": "graphite", "tool": "marker"})
+    'none marked'
+    """
+    if coins == 0:
+        return "none marked"
+    if not marks:
+        return "not recorded"
+    colour = "yellow" if marks["colour"] == "farm" else marks["colour"]
+    return f"{colour} {marks['tool']}"
 
 
 def _cell_rows(reading, true_sheet) -> list[tuple]:
@@ -388,6 +406,7 @@ def _tally(
             groups["art family"][art].add(r)
         for tag in r["conditions"]:
             groups["condition"][tag].add(r)
+        groups["coin mark"][r.get("coin_mark", "not recorded")].add(r)
         held_here = []
         if r["style_family"] == held_style:
             held_here.append(f"held-out style family ({held_style})")
@@ -549,6 +568,7 @@ def _group_table(res: dict) -> list[str]:
         "background family",
         "style",
         "condition",
+        "coin mark",
     ):
         for k, row in res["groups"].get(g, {}).items():
             cells = [

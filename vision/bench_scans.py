@@ -240,6 +240,7 @@ def run_scan_benchmark(
         groups["all"]["all"].add(r)
         groups["printing"][r["printing"]].add(r)
         groups["printing and side"][f"{r['printing']} {r['true_side']}"].add(r)
+        groups["printing and coin mark"][f"{r['printing']}, {r.get('coin_mark')}"].add(r)
     secs = np.array([r["seconds"] for r in results])
     return {
         "n": n,
@@ -285,7 +286,7 @@ def format_scan_table(res: dict) -> str:
         "| group | " + " | ".join(cols) + " |",
         "|---" * (len(cols) + 1) + "|",
     ]
-    for g in ("all", "printing", "printing and side"):
+    for g in ("all", "printing", "printing and side", "printing and coin mark"):
         for k, row in res["groups"].get(g, {}).items():
             cells = [
                 str(row[c])

@@ -178,14 +178,13 @@ def draw_sheet(
     for (r, c), t in sheet.drawn_cells().items():
         draw_cell(inks, r, c, t, rules, hand, rng)
     draw_outlines(inks, sheet, rules, hand, rng)
-    crossed = 0
     if extras:
         draw_ghosts(inks, sheet, hand, rng)
-        crossed = draw_coins(inks, sheet.coins, rules, hand, rng)
+        coin_marks = draw_coins(inks, sheet.coins, rules, hand, rng)
         written = written or plan_written(sheet, None, rng)
         name = draw_writing(inks, hand, written, rng)
     else:
-        crossed = draw_coins(inks, sheet.coins, rules, hand, rng)
+        coin_marks = draw_coins(inks, sheet.coins, rules, hand, rng)
         name = ""
         written = WrittenPlan(WrittenScores.blank())
     image = lay_ink(rendered, inks, rng)
@@ -195,7 +194,8 @@ def draw_sheet(
         "style_family": style_family(style),
         "paper": rendered.variant,
         "symbol_variants": {t.value: v for t, v in hand.variants.items()},
-        "coins_crossed": crossed,
+        "coins_crossed": coin_marks["crossed"],
+        "coin_marks": {k: v for k, v in coin_marks.items() if k != "crossed"},
         "player_name": name,
         "written": written.truth(),
     }
@@ -286,9 +286,13 @@ def draw_ghosts(inks: Inks, sheet: Sheet, hand: Hand, rng: np.random.Generator) 
         tile.merge(layer)
 
 
-def draw_coins(inks: Inks, coins: int, rules: Style, hand: Hand, rng: np.random.Generator) -> int:
-    """Mark the first ``coins`` coins (shaded or crossed);
-    some get crossed out again. Returns crossed."""
+def draw_coins(
+    inks: Inks, coins: int, rules: Style, hand: Hand, rng: np.random.Generator
+) -> dict[str, object]:
+    """Mark the first ``coins`` coins (shaded, crossed or circled); some get crossed out again.
+    Returns how: ``{"crossed": n, "mark": "shade" | "cross" | "scribble", "colour": "graphite" |
+    "farm", "tool": "pencil" | "marker"}`` (the truth's ``coin_marks``, so benchmarks can split
+    coin figures by the mark)."""
     g = GEOMETRY
     mode = rng.choice(["shade", "cross", "scribble"], p=[0.55, 0.25, 0.2])
     pencil = "graphite" if rules.symbol == "graphite" or rng.random() < 0.5 else "farm"
@@ -335,7 +339,7 @@ def draw_coins(inks: Inks, coins: int, rules: Style, hand: Hand, rng: np.random.
                 [(x - rad * 1.2, y + rad * 1.2), (x + rad * 1.2, y - rad * 1.2)], rng, hand, 1.0
             )
         tile.merge(layer)
-    return crossed
+    return {"crossed": crossed, "mark": str(mode), "colour": pencil, "tool": kind}
 
 
 def scribble_text(
