@@ -96,6 +96,7 @@ from vision.coins.step import (
     step_descriptors,
     step_evidence,
     step_log_likelihood,
+    step_price,
 )
 from vision.coins.style_free import (
     COMPARED_DESCRIPTORS,
@@ -197,4 +198,5 @@ __all__ = [
     "step_descriptors",
     "step_evidence",
     "step_log_likelihood",
+    "step_price",
 ]
