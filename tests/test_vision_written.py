@@ -216,6 +216,35 @@ class _TouchingModel:
         return out
 
 
+class _WideEightModel:
+    """A stand-in classifier, by the blob's width: over 0.35 u an "8" sure enough to stand whole
+    (0.75), 0.25–0.35 u a very sure "8", 0.1–0.25 u an unsure "8", under 0.1 u a very sure "1"."""
+
+    def probabilities(self, features: np.ndarray) -> np.ndarray:
+        from vision.digits import SHAPE_NAMES
+
+        width = np.asarray(features)[:, -1 - len(SHAPE_NAMES) + SHAPE_NAMES.index("width_u")]
+        eight = np.select([width > 0.35, width > 0.25, width >= 0.1], [0.75, 0.99, 0.3], 0.0)
+        out = np.full((len(features), len(CLASSES)), 0.001, np.float32)
+        out[:, CLASSES.index("8")] = eight
+        out[:, CLASSES.index("1")] = np.where(width < 0.1, 0.99, 0.0)
+        return out
+
+
+@pytest.mark.parametrize("height, expected", [(16, ["1", "8"]), (24, ["8"])])
+def test_a_blob_wider_than_tall_is_tried_cut_even_when_read_surely_whole(height, expected):
+    from vision.seasons import best_reading
+
+    d = np.zeros((40, 40), np.float32)
+    d[8 : 8 + height, 10:13] = 0.8  # a "1"…
+    d[8 : 8 + height, 15:28] = 0.8  # …touching a wide "8": 18 px wide
+    d[14:16, 13:15] = 0.8
+    (blob,) = find_blobs(d, BOX_PX)
+    pieces, probs = best_reading(blob, _WideEightModel(), BOX_PX)
+    assert [CLASSES[int(k)] for k in probs.argmax(axis=1)] == expected
+    assert len(pieces) == len(expected)
+
+
 def test_a_blob_read_whole_offers_its_two_piece_reading_to_the_arithmetic():
     from vision.seasons import read_cell
 
