@@ -427,7 +427,8 @@ def test_the_track_steps_where_the_marks_stop(marked: int) -> None:
 def test_one_unmarked_coin_left_makes_the_likeliest_split_but_a_weak_step() -> None:
     step = coins.step_evidence(strip_of(*flat_sheet("B", 13, 33)), coins.COIN_PX)
     assert int(np.argmax(step[1:-1])) + 1 == 13  # of the splits, the right one …
-    assert step[13] > -0.5 * coins.STEP_WEIGHT * coins.step_price(14, 5)  # … and not far from none
+    price = coins.step_price(GEOMETRY.coin_count, len(coins.STEP_DESCRIPTOR_NAMES))
+    assert step[13] > -0.5 * coins.STEP_WEIGHT * price  # … and not far from none
 
 
 def test_a_blank_track_makes_no_step_worth_a_coin() -> None:
@@ -449,11 +450,12 @@ def test_light_falling_off_along_the_track_is_not_a_step() -> None:
 def test_alike_coins_with_noise_seldom_pay_for_a_step() -> None:
     """Without the step's price the best split of 14 noisy alike coins always gains a little;
     with it, most such tracks make no step at all (measured: 16 % of 200 still do)."""
+    looks = len(coins.STEP_DESCRIPTOR_NAMES)
     tracks = [
-        np.random.default_rng(seed).normal(0.0, 3.0, (GEOMETRY.coin_count, 5))
+        np.random.default_rng(seed).normal(0.0, 3.0, (GEOMETRY.coin_count, looks))
         for seed in range(100)
     ]
-    price = coins.step_price(GEOMETRY.coin_count, 5)
+    price = coins.step_price(GEOMETRY.coin_count, looks)
     gains = [coins.step_log_likelihood(t) for t in tracks]
     assert all((g[1:-1] + price).max() > 0 for g in gains)  # the split alone would always win
     assert np.mean([g.max() > 0 for g in gains]) < 0.3

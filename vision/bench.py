@@ -406,7 +406,7 @@ def _tally(
             groups["art family"][art].add(r)
         for tag in r["conditions"]:
             groups["condition"][tag].add(r)
-        groups["coin mark"][r.get("coin_mark", "not recorded")].add(r)
+        groups["coin mark"][r["coin_mark"]].add(r)
         held_here = []
         if r["style_family"] == held_style:
             held_here.append(f"held-out style family ({held_style})")

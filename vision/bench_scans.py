@@ -240,7 +240,7 @@ def run_scan_benchmark(
         groups["all"]["all"].add(r)
         groups["printing"][r["printing"]].add(r)
         groups["printing and side"][f"{r['printing']} {r['true_side']}"].add(r)
-        groups["printing and coin mark"][f"{r['printing']}, {r.get('coin_mark')}"].add(r)
+        groups["printing and coin mark"][f"{r['printing']}, {r['coin_mark']}"].add(r)
     secs = np.array([r["seconds"] for r in results])
     return {
         "n": n,

@@ -220,8 +220,8 @@ def best_reading(blob: Blob, model: DigitModel, px: int) -> tuple[list[Blob], np
     at least ``WIDE_CUT`` as wide as tall — cut into two or three (touching digits, a minus sign
     joined to its number). Scored by the geometric mean of each piece's most probable class;
     each cut costs ``CUT_COST``. Every column is tried as a single cut; pairs of the best cuts
-    too. A wide blob read surely as crossed out is cut in two
-    when both pieces read as characters at least ``SCRIBBLE_CUT_SURE`` (:func:`_touching_pair`)."""
+    too. A wide blob read surely as crossed out is cut in two when both pieces read as
+    characters at least ``SCRIBBLE_CUT_SURE`` (:func:`_touching_pair`)."""
     whole = model.probabilities(blob_features([blob], px))
     if blob.width < 0.5 * blob.height or blob.width < 6:
         return [blob], whole

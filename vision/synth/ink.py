@@ -180,11 +180,11 @@ def draw_sheet(
     draw_outlines(inks, sheet, rules, hand, rng)
     if extras:
         draw_ghosts(inks, sheet, hand, rng)
-        coin_marks = draw_coins(inks, sheet.coins, rules, hand, rng)
+    crossed, coin_marks = draw_coins(inks, sheet.coins, rules, hand, rng)
+    if extras:
         written = written or plan_written(sheet, None, rng)
         name = draw_writing(inks, hand, written, rng)
     else:
-        coin_marks = draw_coins(inks, sheet.coins, rules, hand, rng)
         name = ""
         written = WrittenPlan(WrittenScores.blank())
     image = lay_ink(rendered, inks, rng)
@@ -194,8 +194,8 @@ def draw_sheet(
         "style_family": style_family(style),
         "paper": rendered.variant,
         "symbol_variants": {t.value: v for t, v in hand.variants.items()},
-        "coins_crossed": coin_marks["crossed"],
-        "coin_marks": {k: v for k, v in coin_marks.items() if k != "crossed"},
+        "coins_crossed": crossed,
+        "coin_marks": coin_marks,
         "player_name": name,
         "written": written.truth(),
     }
@@ -288,11 +288,11 @@ def draw_ghosts(inks: Inks, sheet: Sheet, hand: Hand, rng: np.random.Generator) 
 
 def draw_coins(
     inks: Inks, coins: int, rules: Style, hand: Hand, rng: np.random.Generator
-) -> dict[str, object]:
+) -> tuple[int, dict[str, str]]:
     """Mark the first ``coins`` coins (shaded, crossed or circled); some get crossed out again.
-    Returns how: ``{"crossed": n, "mark": "shade" | "cross" | "scribble", "colour": "graphite" |
-    "farm", "tool": "pencil" | "marker"}`` (the truth's ``coin_marks``, so benchmarks can split
-    coin figures by the mark)."""
+    Returns how many were crossed out and how all were marked, ``{"mark": "shade" | "cross" |
+    "scribble", "colour": "graphite" | "farm", "tool": "pencil" | "marker"}`` (the truth's
+    ``coin_marks``, so benchmarks can split coin figures by the mark)."""
     g = GEOMETRY
     mode = rng.choice(["shade", "cross", "scribble"], p=[0.55, 0.25, 0.2])
     pencil = "graphite" if rules.symbol == "graphite" or rng.random() < 0.5 else "farm"
@@ -339,7 +339,7 @@ def draw_coins(
                 [(x - rad * 1.2, y + rad * 1.2), (x + rad * 1.2, y - rad * 1.2)], rng, hand, 1.0
             )
         tile.merge(layer)
-    return {"crossed": crossed, "mark": str(mode), "colour": pencil, "tool": kind}
+    return crossed, {"mark": str(mode), "colour": pencil, "tool": kind}
 
 
 def scribble_text(
