@@ -23,6 +23,19 @@ from vision.seasons import (
     unsure_numbers,
 )
 
+#: the stand-in cells below are drawn at 48 px/u and scaled to the reader's BOX_PX
+DRAWN_PX = 48
+K = BOX_PX / DRAWN_PX
+
+
+def _at_box_px(d: np.ndarray) -> np.ndarray:
+    """A cell drawn at ``DRAWN_PX`` per u, at ``BOX_PX`` per u."""
+    import cv2
+
+    h, w = d.shape
+    return cv2.resize(d, (round(w * K), round(h * K)), interpolation=cv2.INTER_NEAREST)
+
+
 needs_model = pytest.mark.skipif(
     not (MODEL_DIR / "digits.npz").exists(), reason="no digit model in models/"
 )
@@ -147,16 +160,56 @@ def test_the_final_total_chooses_the_reading_that_sums_the_seasons():
 
 
 def test_border_lines_are_removed_but_a_one_written_beside_them_is_kept():
-    h, w = 38, 43  # a small writing cell with its border band, at BOX_PX
+    h, w = 38, 43  # a small writing cell with its border band
     d = np.zeros((h, w), np.float32)
     band = 5
     d[:, band - 1 : band + 2] = 0.8  # the left border, the cell's whole height
     d[band - 1 : band + 2, :] = 0.8  # the top border
     d[12:30, 11:13] = 0.6  # a "1" 0.37 u tall, two pixels inside the border's band
-    out = remove_borders(d, BOX_PX)
+    out = remove_borders(_at_box_px(d), BOX_PX)
     assert out.max() > 0.5  # the "1" is still there…
     ys, xs = np.nonzero(out > 0.3)
-    assert xs.max() - xs.min() <= 2 and ys.max() - ys.min() >= 15  # …whole, and nothing else
+    assert xs.max() - xs.min() <= 2 * K and ys.max() - ys.min() >= 15 * K  # …whole, alone
+
+
+def test_a_long_upright_border_inside_a_cell_is_removed_but_a_tall_one_is_kept():
+    from vision.seasons import BORDER_RUN_U
+
+    h, w = round(1.37 * BOX_PX), round(0.98 * BOX_PX)  # a total cell with its border band
+    d = np.zeros((h, w), np.float32)
+    x = round(0.7 * BOX_PX)  # a box's right border, well inside where it was looked for
+    d[round(0.2 * BOX_PX) : round(0.2 * BOX_PX) + round(BORDER_RUN_U * BOX_PX) + 4, x : x + 3] = 0.8
+    one = slice(round(0.4 * BOX_PX), round(0.4 * BOX_PX) + round(0.6 * BOX_PX))  # a tall "1"
+    d[one, round(0.35 * BOX_PX) : round(0.35 * BOX_PX) + 3] = 0.6
+    out = remove_borders(d, BOX_PX)
+    ys, xs = np.nonzero(out > 0.3)
+    e = (d.shape[1] - out.shape[1]) // 2
+    assert set(xs + e) <= set(range(round(0.35 * BOX_PX), round(0.35 * BOX_PX) + 3))  # border gone
+    assert ys.max() - ys.min() >= round(0.6 * BOX_PX) - 2  # the "1", whole
+
+
+@pytest.mark.parametrize(
+    "cells, key",
+    [
+        ({"winter.edict1": ((0, 0.7), (None, 0.3))}, "winter.edict1"),  # a letter read as "0"
+        ({"final": ((5, 0.95), (None, 0.05))}, "final"),  # print in the shield read as "5"
+    ],
+)
+def test_numbers_in_a_box_without_its_total_read_blank_when_blank_may_be_read(cells, key):
+    values, _ = decode_boxes(_box_reads(cells))
+    assert values[key] is None
+
+
+def test_a_box_written_whole_keeps_its_numbers():
+    reads = _box_reads(
+        {
+            "winter.edict1": ((0, 0.7), (None, 0.3)),
+            "winter.edict2": ((4, 0.99),),
+            "winter.total": ((4, 0.99),),
+        }
+    )
+    values, _ = decode_boxes(reads)
+    assert values["winter.edict1"] == 0 and values["winter.total"] == 4
 
 
 def test_a_cell_without_ink_has_no_blobs_and_reads_blank():
@@ -195,7 +248,7 @@ def test_touching_strokes_read_as_crossed_out_are_cut_when_both_pieces_read_sure
     ink = np.zeros((30, 40), np.float32)
     ink[10:20, 10:14] = ink[10:20, 16:20] = 1.0  # two short bars…
     ink[14:16, 14:16] = 0.6  # …touching: one blob, as wide as tall
-    (blob,) = find_blobs(ink, BOX_PX)
+    (blob,) = find_blobs(_at_box_px(ink), BOX_PX)
     pieces, probs = best_reading(blob, _WidthModel(sure), BOX_PX)
     assert [CLASSES[int(k)] for k in probs.argmax(axis=1)] == expected
     assert len(pieces) == len(expected)
@@ -239,7 +292,7 @@ def test_a_blob_wider_than_tall_is_tried_cut_even_when_read_surely_whole(height,
     d[8 : 8 + height, 10:13] = 0.8  # a "1"…
     d[8 : 8 + height, 15:28] = 0.8  # …touching a wide "8": 18 px wide
     d[14:16, 13:15] = 0.8
-    (blob,) = find_blobs(d, BOX_PX)
+    (blob,) = find_blobs(_at_box_px(d), BOX_PX)
     pieces, probs = best_reading(blob, _WideEightModel(), BOX_PX)
     assert [CLASSES[int(k)] for k in probs.argmax(axis=1)] == expected
     assert len(pieces) == len(expected)
@@ -252,7 +305,7 @@ def test_a_blob_read_whole_offers_its_two_piece_reading_to_the_arithmetic():
     d[10:26, 12:15] = 0.8  # a "1"…
     d[10:26, 17:27] = 0.8  # …touching an "8"-sized blot: one blob, read whole as "8"
     d[17:19, 15:17] = 0.8
-    read = read_cell(d, BOX_PX, _TouchingModel(), signed=False)
+    read = read_cell(_at_box_px(d), BOX_PX, _TouchingModel(), signed=False)
     assert read.value == 8
     assert 18 in [v for v, _ in read.candidates]  # the cut reading, less probable
     reads = _box_reads(

@@ -19,19 +19,19 @@ import numpy as np
 from scoring.written import SEASON_NAMES
 from vision.layout import GEOMETRY, Box
 
-BOX_PX = 48  # canonical pixels per u of the box strip (a digit 0.3 u tall: ~14 px)
+BOX_PX = 72  # canonical pixels per u of the box strip (a digit 0.3 u tall: ~22 px)
 STRIP = (-1.1, 11.4, 12.85, 14.95)  # x0, x1, y0, y1 in u: the four boxes and the shield
 SNAP_REACH_U = 0.3  # largest shift when snapping a box onto its printed borders…
 SNAP_SCALE = 0.12  # …and largest stretch or shrink
 SNAP_MIN_STRENGTH = 2.0  # borders darker than this × the paper's median darkness are found
 SNAP_MIN_SCORE = 0.2  # an outline matching worse than this is not taken
 PAPER_KERNEL_U = 0.22  # grey closing this wide takes the ink off and leaves the paper…
-PAPER_SMOOTH_PX = 1.0  # …of the strip smoothed this much first (so the grain does not lift it)
+PAPER_SMOOTH_PX = 1.5  # …of the strip smoothed this much first (so the grain does not lift it)
 LINE_BAND_U = 0.1  # printed borders are looked for this close to where they are printed
 NOISE_MADS = 6  # …at least this many median deviations above the paper's median…
 LINE_PERCENTILE = 97  # the strip's printed lines: this percentile of its darkness
 SHARED_PRINT_PARTS = ("coins", "monsters")  # cells whose print is the same in every box
-ALIGN_PX = 4  # the four boxes' copies of a cell are aligned within this
+ALIGN_PX = 6  # the four boxes' copies of a cell are aligned within this
 
 
 def writing_cells() -> dict[str, Box]:
@@ -173,7 +173,7 @@ def _outline_template(box: Box, px: int, margin: float) -> np.ndarray:
         cv2.line(t, to(x, box.y0), to(x, box.y1), 1.0, 1)
     mid = (box.y0 + box.y1) / 2
     cv2.line(t, to(box.x0, mid), to(xs[-2], mid), 1.0, 1)
-    return cv2.GaussianBlur(t, (0, 0), 1.0)
+    return cv2.GaussianBlur(t, (0, 0), 1.5)
 
 
 def _match(dark: np.ndarray, tmpl: np.ndarray, x0: int, y0: int, reach: int) -> tuple:
@@ -276,7 +276,7 @@ def strip_cells(strip: np.ndarray, px: int = BOX_PX) -> tuple[dict[str, np.ndarr
     printed lines' darkness and the paper's grain."""
     dark = darkness(strip, px)
     line = float(np.percentile(dark, LINE_PERCENTILE))
-    grain = paper_grain(cv2.GaussianBlur(dark, (0, 0), 0.7))
+    grain = paper_grain(cv2.GaussianBlur(dark, (0, 0), 1.0))
     affines = [snap_box(dark, box, px) for box in GEOMETRY.season_boxes]
     cells = {}
     for key, cell in writing_cells().items():
@@ -298,7 +298,7 @@ def without_shared_print(cells: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         ref = np.median(np.stack(stack), axis=0).astype(np.float32)
         shifts = [_offset(c, ref) for c in stack]
         aligned = [_shifted(c, -dy, -dx) for c, (dy, dx) in zip(stack, shifts)]
-        shared = cv2.dilate(np.min(np.stack(aligned), axis=0), np.ones((3, 3), np.uint8))
+        shared = cv2.dilate(np.min(np.stack(aligned), axis=0), np.ones((4, 4), np.uint8))
         for k, (dy, dx) in zip(keys, shifts):
             out[k] = np.clip(cells[k] - _shifted(shared, dy, dx), 0.0, None)
     return out

@@ -48,6 +48,7 @@ from vision.season_boxes import (
 )
 
 BORDER_SPAN = 0.75  # a straight run along a border this share of the cell's side is print
+BORDER_RUN_U = 0.85  # an upright straight run this long anywhere in a cell is print
 EDGE_U = 0.05  # ink this close to a cell's edge belongs to the border
 INK_FLOOR = 0.07  # darkness (share of the paper's brightness) that can be ink at all
 INK_SHARE = 0.3  # ink threshold: this share of the cell's darkest ink…
@@ -66,7 +67,7 @@ WIDE_CUT = 1.0
 SCRIBBLE_CUT_SURE = 0.9
 EDGE_CAP_U = 0.3  # distances from the cell's edges are counted up to this
 MIN_BLOB_U2 = 0.0012  # blobs smaller than this (u²) are specks
-MIN_SEED_PX = 2  # a blob needs this many pixels above the threshold
+MIN_SEED_PX = 4  # a blob needs this many pixels above the threshold
 FLAG_BELOW = 0.96  # numbers read less surely than this are flagged for checking
 DOES_NOT_ADD_UP = 0.85  # at most this sure of a box whose numbers do not add up
 ALTERNATIVES = 3  # each character's most probable readings the arithmetic may choose among…
@@ -79,6 +80,10 @@ VALLEY_CUTS = 4
 #: the odds that a box does not add up (the player slipped): a reading that adds up is taken
 #: over a likelier one that does not when it is no more than 1 / SLIP_ODDS times less probable
 SLIP_ODDS = 0.08
+#: a choice with numbers in a season's parts but none in its total, or a final total but no
+#: total in a season, weighs this much less: a box is filled in at the season's end, all of it,
+#: and the final after winter (a printed letter read as "0" in an empty box)
+OPEN_BOX_ODDS = 0.01
 
 
 @dataclass(frozen=True)
@@ -119,8 +124,10 @@ class CellRead:
 
 def remove_borders(d: np.ndarray, px: int) -> np.ndarray:
     """The cell's darkness without its printed borders: straight runs near the cell's edges
-    spanning ``BORDER_SPAN`` of its side (a written "1" beside a border is shorter), and
-    everything within ``EDGE_U`` of them; the band around the cell is dropped."""
+    spanning ``BORDER_SPAN`` of its side (a written "1" beside a border is shorter), upright
+    runs at least ``BORDER_RUN_U`` long anywhere (a box a little narrower than where it was
+    looked for: no written character is that tall), and everything within ``EDGE_U`` of them;
+    the band around the cell is dropped."""
     band = int(round(LINE_BAND_U * px))
     h, w = d.shape
     on = (d > INK_FLOOR).astype(np.uint8)
@@ -130,13 +137,15 @@ def remove_borders(d: np.ndarray, px: int) -> np.ndarray:
     run_v, run_h = max(3, int(BORDER_SPAN * h)), max(3, int(BORDER_SPAN * w))
     vert = cv2.morphologyEx(wide_v, cv2.MORPH_OPEN, np.ones((run_v, 1), np.uint8)) & on
     horiz = cv2.morphologyEx(wide_h, cv2.MORPH_OPEN, np.ones((1, run_h), np.uint8)) & on
+    run_long = max(3, int(BORDER_RUN_U * px))
+    long_v = cv2.morphologyEx(wide_v, cv2.MORPH_OPEN, np.ones((run_long, 1), np.uint8)) & on
     near = np.zeros_like(on)
     e = band + int(round(EDGE_U * px))
     reach = 2 * band + 1
     near[:reach], near[-reach:] = 1, 1
     near_v = np.zeros_like(on)
     near_v[:, :reach], near_v[:, -reach:] = 1, 1
-    lines = cv2.dilate((horiz & near) | (vert & near_v), np.ones((3, 3), np.uint8))
+    lines = cv2.dilate((horiz & near) | (vert & near_v) | long_v, np.ones((3, 3), np.uint8))
     out = np.where(lines > 0, 0.0, d).astype(np.float32)
     return out[e:-e, e:-e]
 
@@ -152,14 +161,14 @@ def find_blobs(d: np.ndarray, px: int, line: float = 0.0, grain: float | None = 
     ``line``."""
     if d.size == 0:
         return []
-    d = cv2.GaussianBlur(d, (0, 0), 0.7)
+    d = cv2.GaussianBlur(d, (0, 0), 1.0)
     grain = paper_grain(d) if grain is None else grain
     peak = float(np.percentile(d, 99.7))
     high = max(INK_FLOOR, grain, LINE_SHARE * line, INK_SHARE * peak)
     if peak < high:
         return []
     low = max(WEAK_SHARE * high, 0.6 * grain)
-    weak = cv2.morphologyEx((d > low).astype(np.uint8), cv2.MORPH_CLOSE, np.ones((2, 2)))
+    weak = cv2.morphologyEx((d > low).astype(np.uint8), cv2.MORPH_CLOSE, np.ones((3, 3)))
     n, labels, stats, _ = cv2.connectedComponentsWithStats(weak, connectivity=8)
     seeded = np.bincount(labels[d > high], minlength=n) >= MIN_SEED_PX
     boxes = [
@@ -223,7 +232,7 @@ def best_reading(blob: Blob, model: DigitModel, px: int) -> tuple[list[Blob], np
     too. A wide blob read surely as crossed out is cut in two when both pieces read as
     characters at least ``SCRIBBLE_CUT_SURE`` (:func:`_touching_pair`)."""
     whole = model.probabilities(blob_features([blob], px))
-    if blob.width < 0.5 * blob.height or blob.width < 6:
+    if blob.width < 0.5 * blob.height or blob.width < 9:
         return [blob], whole
     sure_whole = (
         whole[0, MANY] < SPLIT_MANY
@@ -245,12 +254,13 @@ def _single_cuts(
 ) -> list[tuple[int, list[Blob], np.ndarray]]:
     """Every cut of ``blob`` at one column into two pieces: (column, pieces, their
     probabilities)."""
-    out = []
-    for c in range(2, blob.width - 2):
-        pieces = _cut(blob, [c])
-        if len(pieces) == 2:
-            out.append((c, pieces, model.probabilities(blob_features(pieces, px))))
-    return out
+    cuts = [(c, _cut(blob, [c])) for c in range(3, blob.width - 3)]
+    cuts = [(c, pieces) for c, pieces in cuts if len(pieces) == 2]
+    if not cuts:
+        return []
+    # one call for every piece: the classifier's cost is mostly per call, not per row
+    probs = model.probabilities(blob_features([p for _, pieces in cuts for p in pieces], px))
+    return [(c, pieces, probs[2 * k : 2 * k + 2]) for k, (c, pieces) in enumerate(cuts)]
 
 
 def _best_cut(
@@ -434,7 +444,7 @@ def _other_reading(blob: Blob, pieces: list[Blob], model: DigitModel, px: int) -
     middle half (touching characters join at a thin bridge)."""
     if len(pieces) > 1:
         return [([blob], model.probabilities(blob_features([blob], px)), OTHER_CUT_WEIGHT)]
-    if blob.width < 6 or blob.width < 0.5 * blob.height:
+    if blob.width < 9 or blob.width < 0.5 * blob.height:
         return []
     ink = blob.ink.sum(axis=0)
     middle = np.arange(max(2, blob.width // 4), min(blob.width - 2, 3 * blob.width // 4 + 1))
@@ -516,14 +526,19 @@ def _adds_up(parts: tuple, total) -> bool:
 
 def _season_choices(options: dict, name: str) -> tuple[list, list, dict]:
     """A season's cells, every choice of their numbers with its weight (the product of the
-    numbers' probabilities, ``SLIP_ODDS`` less when they do not add up), and the ``CANDIDATES``
-    likeliest totals with their summed weight."""
+    numbers' probabilities, ``SLIP_ODDS`` less when they do not add up, ``OPEN_BOX_ODDS`` less
+    when parts are written and the total is not), and the ``CANDIDATES`` likeliest totals with
+    their summed weight."""
     keys = [f"{name}.{p}" for p in PARTS]
     choices = []
     for combo in itertools.product(*(options[k].items() for k in keys)):
         numbers = tuple(v for v, _ in combo)
         w = math.prod(q for _, q in combo)
-        choices.append((numbers, w if _adds_up(numbers[:4], numbers[4]) else w * SLIP_ODDS))
+        if not _adds_up(numbers[:4], numbers[4]):
+            w *= SLIP_ODDS
+        if numbers[4] is None and any(v is not None for v in numbers[:4]):
+            w *= OPEN_BOX_ODDS
+        choices.append((numbers, w))
     by_total: dict = {}
     for numbers, w in choices:
         by_total[numbers[4]] = by_total.get(numbers[4], 0.0) + w
@@ -532,7 +547,8 @@ def _season_choices(options: dict, name: str) -> tuple[list, list, dict]:
 
 def _with_final(totals: list[dict], finals: dict) -> tuple[list[dict], dict, tuple]:
     """The final total weighed against the seasons' totals (``SLIP_ODDS`` when it is written and
-    not their sum): for each season, what each of its totals weighs with everything else
+    not their sum, ``OPEN_BOX_ODDS`` when it is written and a season's total is not): for each
+    season, what each of its totals weighs with everything else
     chosen; the final's weight; the likeliest (season totals, final)."""
     factor = [dict.fromkeys(t, 0.0) for t in totals]
     final_weight = dict.fromkeys(finals, 0.0)
@@ -540,8 +556,11 @@ def _with_final(totals: list[dict], finals: dict) -> tuple[list[dict], dict, tup
     for chosen in itertools.product(*(t.items() for t in totals)):
         base = math.prod(w for _, w in chosen)
         t_sum = sum(t or 0 for t, _ in chosen)
+        open_season = any(t is None for t, _ in chosen)
         for f, q in finals.items():
             w = base * q * (1.0 if f is None or f == t_sum else SLIP_ODDS)
+            if f is not None and open_season:  # the final is written after every season
+                w *= OPEN_BOX_ODDS
             final_weight[f] += w
             for s, (t, ws) in enumerate(chosen):
                 factor[s][t] += w / max(ws, 1e-300)
