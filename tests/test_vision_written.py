@@ -3,6 +3,7 @@ synthetic photos, the reading JSON, and training the classifier."""
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
@@ -30,8 +31,6 @@ K = BOX_PX / DRAWN_PX
 
 def _at_box_px(d: np.ndarray) -> np.ndarray:
     """A cell drawn at ``DRAWN_PX`` per u, at ``BOX_PX`` per u."""
-    import cv2
-
     h, w = d.shape
     return cv2.resize(d, (round(w * K), round(h * K)), interpolation=cv2.INTER_NEAREST)
 
@@ -175,17 +174,19 @@ def test_border_lines_are_removed_but_a_one_written_beside_them_is_kept():
 def test_a_long_upright_border_inside_a_cell_is_removed_but_a_tall_one_is_kept():
     from vision.seasons import BORDER_RUN_U
 
-    h, w = round(1.37 * BOX_PX), round(0.98 * BOX_PX)  # a total cell with its border band
-    d = np.zeros((h, w), np.float32)
-    x = round(0.7 * BOX_PX)  # a box's right border, well inside where it was looked for
-    d[round(0.2 * BOX_PX) : round(0.2 * BOX_PX) + round(BORDER_RUN_U * BOX_PX) + 4, x : x + 3] = 0.8
-    one = slice(round(0.4 * BOX_PX), round(0.4 * BOX_PX) + round(0.6 * BOX_PX))  # a tall "1"
-    d[one, round(0.35 * BOX_PX) : round(0.35 * BOX_PX) + 3] = 0.6
+    def px(u: float) -> int:
+        return round(u * BOX_PX)
+
+    d = np.zeros((px(1.37), px(0.98)), np.float32)  # a total cell with its border band
+    border_x, one_x, tall = px(0.7), px(0.35), px(0.6)
+    # a box's right border, well inside where it was looked for, and a tall "1"
+    d[px(0.2) : px(0.2) + px(BORDER_RUN_U) + 4, border_x : border_x + 3] = 0.8
+    d[px(0.4) : px(0.4) + tall, one_x : one_x + 3] = 0.6
     out = remove_borders(d, BOX_PX)
     ys, xs = np.nonzero(out > 0.3)
     e = (d.shape[1] - out.shape[1]) // 2
-    assert set(xs + e) <= set(range(round(0.35 * BOX_PX), round(0.35 * BOX_PX) + 3))  # border gone
-    assert ys.max() - ys.min() >= round(0.6 * BOX_PX) - 2  # the "1", whole
+    assert set(xs + e) <= set(range(one_x, one_x + 3))  # the border is gone…
+    assert ys.max() - ys.min() >= tall - 2  # …and the "1" whole
 
 
 @pytest.mark.parametrize(

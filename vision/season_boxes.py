@@ -27,6 +27,8 @@ SNAP_MIN_STRENGTH = 2.0  # borders darker than this × the paper's median darkne
 SNAP_MIN_SCORE = 0.2  # an outline matching worse than this is not taken
 PAPER_KERNEL_U = 0.22  # grey closing this wide takes the ink off and leaves the paper…
 PAPER_SMOOTH_PX = 1.5  # …of the strip smoothed this much first (so the grain does not lift it)
+#: ink is looked for in a cell smoothed this much, and the paper's grain measured the same way
+INK_SMOOTH_PX = 1.0
 LINE_BAND_U = 0.1  # printed borders are looked for this close to where they are printed
 NOISE_MADS = 6  # …at least this many median deviations above the paper's median…
 LINE_PERCENTILE = 97  # the strip's printed lines: this percentile of its darkness
@@ -276,7 +278,7 @@ def strip_cells(strip: np.ndarray, px: int = BOX_PX) -> tuple[dict[str, np.ndarr
     printed lines' darkness and the paper's grain."""
     dark = darkness(strip, px)
     line = float(np.percentile(dark, LINE_PERCENTILE))
-    grain = paper_grain(cv2.GaussianBlur(dark, (0, 0), 1.0))
+    grain = paper_grain(cv2.GaussianBlur(dark, (0, 0), INK_SMOOTH_PX))
     affines = [snap_box(dark, box, px) for box in GEOMETRY.season_boxes]
     cells = {}
     for key, cell in writing_cells().items():

@@ -41,6 +41,7 @@ from vision.digits import (
 )
 from vision.season_boxes import (
     BOX_PX,
+    INK_SMOOTH_PX,
     LINE_BAND_U,
     paper_grain,
     sample_strip,
@@ -68,6 +69,8 @@ SCRIBBLE_CUT_SURE = 0.9
 EDGE_CAP_U = 0.3  # distances from the cell's edges are counted up to this
 MIN_BLOB_U2 = 0.0012  # blobs smaller than this (u²) are specks
 MIN_SEED_PX = 4  # a blob needs this many pixels above the threshold
+NARROWEST_CUT_PX = 9  # a blob narrower than this is never cut (0.125 u)
+CUT_MARGIN_PX = 3  # a cut leaves at least this many columns on either side
 FLAG_BELOW = 0.96  # numbers read less surely than this are flagged for checking
 DOES_NOT_ADD_UP = 0.85  # at most this sure of a box whose numbers do not add up
 ALTERNATIVES = 3  # each character's most probable readings the arithmetic may choose among…
@@ -161,7 +164,7 @@ def find_blobs(d: np.ndarray, px: int, line: float = 0.0, grain: float | None = 
     ``line``."""
     if d.size == 0:
         return []
-    d = cv2.GaussianBlur(d, (0, 0), 1.0)
+    d = cv2.GaussianBlur(d, (0, 0), INK_SMOOTH_PX)
     grain = paper_grain(d) if grain is None else grain
     peak = float(np.percentile(d, 99.7))
     high = max(INK_FLOOR, grain, LINE_SHARE * line, INK_SHARE * peak)
@@ -232,7 +235,7 @@ def best_reading(blob: Blob, model: DigitModel, px: int) -> tuple[list[Blob], np
     too. A wide blob read surely as crossed out is cut in two when both pieces read as
     characters at least ``SCRIBBLE_CUT_SURE`` (:func:`_touching_pair`)."""
     whole = model.probabilities(blob_features([blob], px))
-    if blob.width < 0.5 * blob.height or blob.width < 9:
+    if blob.width < 0.5 * blob.height or blob.width < NARROWEST_CUT_PX:
         return [blob], whole
     sure_whole = (
         whole[0, MANY] < SPLIT_MANY
@@ -254,8 +257,8 @@ def _single_cuts(
 ) -> list[tuple[int, list[Blob], np.ndarray]]:
     """Every cut of ``blob`` at one column into two pieces: (column, pieces, their
     probabilities)."""
-    cuts = [(c, _cut(blob, [c])) for c in range(3, blob.width - 3)]
-    cuts = [(c, pieces) for c, pieces in cuts if len(pieces) == 2]
+    columns = range(CUT_MARGIN_PX, blob.width - CUT_MARGIN_PX)
+    cuts = [(c, pieces) for c in columns if len(pieces := _cut(blob, [c])) == 2]
     if not cuts:
         return []
     # one call for every piece: the classifier's cost is mostly per call, not per row
@@ -444,7 +447,7 @@ def _other_reading(blob: Blob, pieces: list[Blob], model: DigitModel, px: int) -
     middle half (touching characters join at a thin bridge)."""
     if len(pieces) > 1:
         return [([blob], model.probabilities(blob_features([blob], px)), OTHER_CUT_WEIGHT)]
-    if blob.width < 9 or blob.width < 0.5 * blob.height:
+    if blob.width < NARROWEST_CUT_PX or blob.width < 0.5 * blob.height:
         return []
     ink = blob.ink.sum(axis=0)
     middle = np.arange(max(2, blob.width // 4), min(blob.width - 2, 3 * blob.width // 4 + 1))

@@ -178,7 +178,7 @@ def draw_sheet(
     for (r, c), t in sheet.drawn_cells().items():
         draw_cell(inks, r, c, t, rules, hand, rng)
     draw_outlines(inks, sheet, rules, hand, rng)
-    if extras:
+    if extras:  # ghosts before the coins: every photo keeps the draws it always had
         draw_ghosts(inks, sheet, hand, rng)
     crossed, coin_marks = draw_coins(inks, sheet.coins, rules, hand, rng)
     if extras:
