@@ -3,6 +3,9 @@ synthetic photos, the reading JSON, and training the classifier."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import cv2
 import numpy as np
 import pytest
@@ -222,6 +225,13 @@ def test_a_cell_without_ink_has_no_blobs_and_reads_blank():
     assert read.value is None and read.confidence == 1.0
 
 
+def _width_u(features: np.ndarray) -> np.ndarray:
+    """The blobs' widths in u, from their feature rows (for the stand-in classifiers)."""
+    from vision.digits import SHAPE_COLUMNS, SHAPE_NAMES
+
+    return np.asarray(features)[:, SHAPE_COLUMNS.start + SHAPE_NAMES.index("width_u")]
+
+
 class _WidthModel:
     """A stand-in classifier: a blob under 0.18 u wide is a "1" (``sure`` so), a wider one a sure
     crossed-out number."""
@@ -230,9 +240,9 @@ class _WidthModel:
         self.sure = sure
 
     def probabilities(self, features: np.ndarray) -> np.ndarray:
-        from vision.digits import NOISE, SCRIBBLE, SHAPE_NAMES
+        from vision.digits import NOISE, SCRIBBLE
 
-        width = np.asarray(features)[:, -1 - len(SHAPE_NAMES) + SHAPE_NAMES.index("width_u")]
+        width = _width_u(features)
         out = np.zeros((len(features), len(CLASSES)), np.float32)
         out[width < 0.18, CLASSES.index("1")] = self.sure
         out[width < 0.18, NOISE] = 1 - self.sure
@@ -261,9 +271,7 @@ class _TouchingModel:
     when under 0.1 u wide, else an "8"."""
 
     def probabilities(self, features: np.ndarray) -> np.ndarray:
-        from vision.digits import SHAPE_NAMES
-
-        width = np.asarray(features)[:, -1 - len(SHAPE_NAMES) + SHAPE_NAMES.index("width_u")]
+        width = _width_u(features)
         out = np.full((len(features), len(CLASSES)), 0.001, np.float32)
         out[:, CLASSES.index("8")] = np.where(width < 0.1, 0.05, 0.9)
         out[:, CLASSES.index("1")] = np.where(width < 0.1, 0.9, 0.05)
@@ -275,9 +283,7 @@ class _WideEightModel:
     (0.75), 0.25–0.35 u a very sure "8", 0.1–0.25 u an unsure "8", under 0.1 u a very sure "1"."""
 
     def probabilities(self, features: np.ndarray) -> np.ndarray:
-        from vision.digits import SHAPE_NAMES
-
-        width = np.asarray(features)[:, -1 - len(SHAPE_NAMES) + SHAPE_NAMES.index("width_u")]
+        width = _width_u(features)
         eight = np.select([width > 0.35, width > 0.25, width >= 0.1], [0.75, 0.99, 0.3], 0.0)
         out = np.full((len(features), len(CLASSES)), 0.001, np.float32)
         out[:, CLASSES.index("8")] = eight
@@ -400,12 +406,105 @@ def test_the_boxes_of_synthetic_photos_read_as_written(photos):
 
 
 def test_train_digits_quick_saves_a_model_that_loads_without_pickle(tmp_path):
+    from vision.digits import N_FEATURES
     from vision.digits_train import train_digits
+    from vision.inference import ConvNet, Network
 
     model = train_digits(3, quick=True, log=lambda _: None)
     model.save(tmp_path)
     back = load_digit_model(tmp_path)
-    x = np.random.default_rng(0).normal(size=(5, back.n_features)).astype(np.float32)
+    assert {type(n) for n in back.networks} == {Network, ConvNet}  # both kinds, both saved
+    x = np.random.default_rng(0).random(size=(5, N_FEATURES)).astype(np.float32)
     assert np.allclose(back.probabilities(x), model.probabilities(x), atol=1e-5)
     assert back.meta["command"].endswith("--quick")
     assert back.meta["validation"]["load_digits_test_accuracy"] > 0.3  # far above chance (0.1)
+
+
+def test_the_numpy_convnet_computes_what_pytorch_computes():
+    torch = pytest.importorskip("torch")  # the training extra: pip install -e '.[train]'
+    from vision.convnet_train import ConvNetRecipe, _module, export_convnet
+
+    torch.manual_seed(0)
+    side, n_numbers = 24, 5
+    net = _module(side, n_numbers, 4, ConvNetRecipe(width=4, hidden=8)).eval()
+    with torch.no_grad():  # larger weights than a fresh start's: outputs far from uniform
+        for parameter in net.parameters():
+            parameter.mul_(2.0)
+    rng = np.random.default_rng(1)
+    density = rng.uniform(0.02, 0.6, size=(6, 1))  # pictures from nearly blank to dark
+    pictures = (rng.random((6, side * side)) < density).astype(np.float32)
+    numbers = rng.normal(size=(6, n_numbers)).astype(np.float32)
+    mean, scale = numbers.mean(axis=0), numbers.std(axis=0) + 0.5
+    ours = export_convnet(net, mean, scale, np.arange(4), side)
+    with torch.no_grad():
+        theirs = torch.softmax(
+            net(
+                torch.from_numpy(pictures).view(-1, 1, side, side),
+                torch.from_numpy(((numbers - mean) / scale).astype(np.float32)),
+            ),
+            1,
+        ).numpy()
+    got = ours.predict_proba(np.hstack([pictures, numbers]))
+    assert np.abs(np.log(got) - np.log(theirs)).max() < 1e-3
+    assert np.ptp(np.log(theirs), axis=0).max() > 0.1  # the rows differ: the match means something
+
+
+def test_a_convnet_survives_the_model_file():
+    from vision.inference import ConvNet, from_arrays, to_arrays
+
+    rng = np.random.default_rng(2)
+    net = ConvNet(
+        side=8,
+        kernels=(rng.normal(size=(2, 1, 3, 3)).astype(np.float32),),
+        kernel_biases=(rng.normal(size=2).astype(np.float32),),
+        mean=np.array([0.5]),
+        scale=np.array([2.0]),
+        weights=(rng.normal(size=(2 * 4 * 4 + 1, 3)).astype(np.float32),),
+        biases=(np.zeros(3, np.float32),),
+        classes=np.array([0, 1, 2]),
+    )
+    back = from_arrays(to_arrays(net, "n/"), "n/")
+    x = rng.random((4, 65)).astype(np.float32)
+    assert back.side == 8 and np.array_equal(back.predict_proba(x), net.predict_proba(x))
+
+
+_READ_BOXES_IN_A_FRESH_PROCESS = """
+import sys
+import cv2, numpy as np
+from vision.season_boxes import BOX_PX
+from vision.seasons import blob_features, find_blobs
+from vision.digits import default_digit_model
+ink = np.zeros((BOX_PX, BOX_PX), np.uint8)
+cv2.putText(ink, "7", (20, 50), cv2.FONT_HERSHEY_SIMPLEX, 1.2, 200, 4)
+blobs = find_blobs(ink.astype(np.float32) / 255, BOX_PX)
+p = default_digit_model().probabilities(blob_features(blobs, BOX_PX))
+print(len(blobs), p.shape[1], "torch" in sys.modules, "sklearn" in sys.modules)
+"""
+
+
+@needs_model
+def test_reading_the_boxes_never_imports_pytorch_or_scikit_learn():
+    """The convolutional networks were fitted with PyTorch; reading runs their numpy copy."""
+    done = subprocess.run(
+        [sys.executable, "-c", _READ_BOXES_IN_A_FRESH_PROCESS],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["1", "14", "False", "False"]
+
+
+def test_train_digits_without_pytorch_says_how_to_get_it(monkeypatch, capsys, tmp_path):
+    import importlib.util
+
+    from api.cli import main
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "torch" else real(name, *a)
+    )
+    assert main(["train-digits", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "PyTorch" in err and ".[train]" in err and len(err.splitlines()) == 1
+    assert not any(tmp_path.iterdir())  # nothing written

@@ -19,11 +19,21 @@ import platform
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import asdict
 
 import cv2
 import numpy as np
 
-from vision.digits import CLASSES, MANY, NOISE, SCRIBBLE, DigitModel
+from vision.convnet_train import ConvNetRecipe
+from vision.digits import (
+    CLASSES,
+    MANY,
+    N_PERCEPTRON_FEATURES,
+    NOISE,
+    SCRIBBLE,
+    SHAPE_COLUMNS,
+    DigitModel,
+)
 from vision.seasons import (
     BOX_PX,
     blob_features,
@@ -39,6 +49,8 @@ HIDDEN = (192, 96)  # each network's hidden layers
 ALPHA = 1.0
 #: networks fitted from different starts; their mean reads more numbers right than any one
 NETWORKS = {"full": 3, "quick": 2}
+CONVNETS = {"full": 3, "quick": 1}  # convolutional networks, likewise
+CONVNET = {"full": ConvNetRecipe(), "quick": ConvNetRecipe(epochs=2)}
 GENERATED = {"full": 1500, "quick": 40}  # generated examples per character class
 SCRIBBLED = {"full": 1500, "quick": 50}
 PRINT_RENDERS = {"full": 12, "quick": 1}  # degraded copies of each empty printing
@@ -267,17 +279,23 @@ def build_data(seed: int, recipe: str, log: Callable[[str], None]) -> dict:
     }
 
 
-def fit(x: np.ndarray, y: np.ndarray, seed: int, quick: bool) -> DigitModel:
-    """``NETWORKS`` standardised MLPs fitted on ``x``, ``y`` from different starts, exported to
-    arrays (the reader averages them)."""
+def fit(
+    x: np.ndarray, y: np.ndarray, seed: int, quick: bool, log: Callable[[str], None] = print
+) -> DigitModel:
+    """``NETWORKS`` standardised MLPs over the perceptrons' features and ``CONVNETS``
+    convolutional networks over the picture and the shape, each fitted on ``x``, ``y`` from its
+    own start and exported to arrays (the reader averages them)."""
     from sklearn.neural_network import MLPClassifier
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
 
+    from vision.convnet_train import train_convnet
     from vision.inference import export
 
-    networks = []
-    for k in range(NETWORKS["quick" if quick else "full"]):
+    recipe = "quick" if quick else "full"
+    features = x[:, :N_PERCEPTRON_FEATURES]
+    networks: list = []
+    for k in range(NETWORKS[recipe]):
         mlp = MLPClassifier(
             hidden_layer_sizes=HIDDEN,
             alpha=ALPHA,
@@ -285,7 +303,17 @@ def fit(x: np.ndarray, y: np.ndarray, seed: int, quick: bool) -> DigitModel:
             early_stopping=not quick,
             random_state=1000 * seed + k,
         )
-        networks.append(export(make_pipeline(StandardScaler(), mlp).fit(x, y), x[:256]))
+        networks.append(
+            export(
+                make_pipeline(StandardScaler(), mlp).fit(features, y),
+                x[:256, :N_PERCEPTRON_FEATURES],
+            )
+        )
+        log(f"perceptron {k + 1}/{NETWORKS[recipe]} fitted")
+    pictures, numbers = x[:, N_PERCEPTRON_FEATURES:], x[:, SHAPE_COLUMNS]
+    for k in range(CONVNETS[recipe]):
+        log(f"convolutional network {k + 1}/{CONVNETS[recipe]}:")
+        networks.append(train_convnet(pictures, numbers, y, 1000 * seed + k, CONVNET[recipe], log))
     return DigitModel(tuple(networks))
 
 
@@ -296,7 +324,7 @@ def train_digits(seed: int, quick: bool = False, log: Callable[[str], None] = pr
     t0 = time.time()
     data = build_data(seed, "quick" if quick else "full", log)
     x, y = data["train"]
-    model = fit(x, y, seed, quick)
+    model = fit(x, y, seed, quick, log)
     counts = {CLASSES[k]: int((y == k).sum()) for k in range(len(CLASSES))}
     figures = {
         "load_digits_test_accuracy": _accuracy(model, *data["load_digits_test"]),
@@ -313,6 +341,7 @@ def train_digits(seed: int, quick: bool = False, log: Callable[[str], None] = pr
         "hidden": list(HIDDEN),
         "alpha": ALPHA,
         "networks": len(model.networks),
+        "convnet": asdict(CONVNET["quick" if quick else "full"]),
         "examples": counts,
         "validation": {k: round(v, 4) for k, v in figures.items()},
         "seconds": round(time.time() - t0, 1),
@@ -321,10 +350,17 @@ def train_digits(seed: int, quick: bool = False, log: Callable[[str], None] = pr
             "numpy": np.__version__,
             "scikit-learn": sklearn.__version__,
             "opencv": cv2.__version__,
+            "torch": _torch_version(),
             "platform": platform.platform(),
         },
     }
     return DigitModel(model.networks, meta)
+
+
+def _torch_version() -> str:
+    import torch
+
+    return str(torch.__version__)
 
 
 # ---- blobs harvested from synthetic photos ---------------------------------------------------

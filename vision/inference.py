@@ -164,6 +164,83 @@ class BoostedTrees:
         return _binary_proba(raw[:, 0]) if len(self.baseline) == 1 else softmax(raw)
 
 
+def _conv3x3(h: np.ndarray, kernel: np.ndarray, bias: np.ndarray) -> np.ndarray:
+    """(N, H, W, O) = the zero-padded 3 × 3 convolution of (N, H, W, C) ``h`` with (O, C, 3, 3)
+    ``kernel`` (cross-correlation, as PyTorch's ``Conv2d`` computes it), plus ``bias``: each
+    pixel's 3 × 3 neighbourhood as one row, times the kernel as one matrix."""
+    n, height, width, c = h.shape
+    padded = np.zeros((n, height + 2, width + 2, c), np.float32)
+    padded[:, 1:-1, 1:-1] = h
+    # a view (n, height, width, 3, 3, c) of every pixel's neighbourhood, copied once into rows
+    rows = padded.strides
+    windows = np.lib.stride_tricks.as_strided(
+        padded, (n, height, width, 3, 3, c), rows[:3] + rows[1:], writeable=False
+    )
+    columns = windows.reshape(n * height * width, 9 * c)
+    matrix = np.ascontiguousarray(kernel.transpose(2, 3, 1, 0).reshape(9 * c, len(kernel)))
+    out = columns @ matrix  # rows (dy, dx, c) of the matrix match the columns' order
+    out += bias  # in place: a second array this size costs more than the sum
+    return out.reshape(n, height, width, len(kernel))
+
+
+@dataclass(frozen=True)
+class ConvNet:
+    """A small convolutional network over a square picture and a few numbers about it.
+
+    A row of ``x`` is the picture (``side`` × ``side``, row by row) followed by the numbers. The
+    picture goes through 3 × 3 zero-padded convolutions, each followed by ReLU and 2 × 2 max
+    pooling; the last maps, flattened channel by channel, are joined by the standardised numbers
+    and go through ReLU dense layers to a softmax. Trained with PyTorch, run with numpy alone.
+
+    One 1-channel convolution that copies its input, on a 2 × 2 picture and no numbers:
+
+    >>> copy = np.zeros((1, 1, 3, 3), np.float32); copy[0, 0, 1, 1] = 1.0
+    >>> net = ConvNet(side=2, kernels=(copy,), kernel_biases=(np.zeros(1, np.float32),),
+    ...               mean=np.zeros(0), scale=np.ones(0), weights=(np.array([[-1.0, 1.0]]),),
+    ...               biases=(np.zeros(2, np.float32),), classes=np.array([0, 1]))
+    >>> net.predict_proba(np.array([[0.0, np.log(3.0) / 2, 0.0, 0.0]])).round(3).tolist()
+    [[0.25, 0.75]]
+    """
+
+    side: int  # the picture's side, px
+    kernels: tuple[np.ndarray, ...]  # one (out, in, 3, 3) kernel per convolution
+    kernel_biases: tuple[np.ndarray, ...]  # one (out,) vector per convolution
+    mean: np.ndarray  # (E,) the numbers' mean
+    scale: np.ndarray  # (E,) the numbers' scale
+    weights: tuple[np.ndarray, ...]  # one (in, out) matrix per dense layer
+    biases: tuple[np.ndarray, ...]
+    classes: np.ndarray
+
+    @property
+    def n_features_in_(self) -> int:
+        return self.side * self.side + len(self.mean)
+
+    @property
+    def classes_(self) -> np.ndarray:
+        return self.classes
+
+    def predict_proba(self, x: np.ndarray) -> np.ndarray:
+        """(N, len(classes)) class probabilities of the rows of ``x``."""
+        x = np.asarray(x, np.float32)
+        n, area = len(x), self.side * self.side
+        h = x[:, :area].reshape(n, self.side, self.side, 1)  # channels last while convolving
+        for kernel, bias in zip(self.kernels, self.kernel_biases):
+            h = _conv3x3(h, kernel, bias)
+            h = np.maximum(  # 2 × 2 max pooling, as the larger of four strided views
+                np.maximum(h[:, 0:-1:2, 0:-1:2], h[:, 0:-1:2, 1::2]),
+                np.maximum(h[:, 1::2, 0:-1:2], h[:, 1::2, 1::2]),
+            )
+            np.maximum(h, 0, out=h)  # ReLU after pooling: the same, on a quarter of the values
+        maps = h.transpose(0, 3, 1, 2).reshape(n, -1)  # flattened channel by channel
+        numbers = (x[:, area:] - self.mean.astype(np.float32)) / self.scale.astype(np.float32)
+        h = np.concatenate([maps, numbers], axis=1)
+        for k, (w, b) in enumerate(zip(self.weights, self.biases)):
+            h = h @ w + b
+            if k < len(self.weights) - 1:
+                np.maximum(h, 0, out=h)
+        return softmax(h)
+
+
 def _network_from_sklearn(pipeline) -> Network:
     """A :class:`Network` from a fitted ``make_pipeline(StandardScaler(), MLPClassifier(...))``."""
     scaler, mlp = pipeline[0], pipeline[-1]
@@ -256,7 +333,7 @@ def export(estimator, probe: np.ndarray | None = None) -> Network | BoostedTrees
 # ("shape/0/weights/1"), so the file is one flat npz.
 
 
-def to_arrays(model: Network | BoostedTrees, prefix: str) -> dict[str, np.ndarray]:
+def to_arrays(model: Network | ConvNet | BoostedTrees, prefix: str) -> dict[str, np.ndarray]:
     """The arrays of one exported model under keys starting ``prefix``.
 
     >>> net = Network(np.zeros(2), np.ones(2), (np.eye(2, dtype=np.float32),),
@@ -267,6 +344,21 @@ def to_arrays(model: Network | BoostedTrees, prefix: str) -> dict[str, np.ndarra
     >>> bool(np.array_equal(back.predict_proba(np.eye(2)), net.predict_proba(np.eye(2))))
     True
     """
+    if isinstance(model, ConvNet):
+        out = {
+            f"{prefix}kind": np.array("convnet"),
+            f"{prefix}side": np.array(model.side),
+            f"{prefix}mean": model.mean,
+            f"{prefix}scale": model.scale,
+            f"{prefix}classes": model.classes,
+        }
+        out.update({f"{prefix}kernels/{k}": _compact(w) for k, w in enumerate(model.kernels)})
+        out.update(
+            {f"{prefix}kernel_biases/{k}": _compact(b) for k, b in enumerate(model.kernel_biases)}
+        )
+        out.update({f"{prefix}weights/{k}": _compact(w) for k, w in enumerate(model.weights)})
+        out.update({f"{prefix}biases/{k}": _compact(b) for k, b in enumerate(model.biases)})
+        return out
     if isinstance(model, Network):
         out = {
             f"{prefix}kind": np.array("network"),
@@ -312,7 +404,7 @@ def _compact(values: np.ndarray) -> np.ndarray:
     return half if np.array_equal(half, values) else values
 
 
-def from_arrays(arrays, prefix: str) -> Network | BoostedTrees:
+def from_arrays(arrays, prefix: str) -> Network | ConvNet | BoostedTrees:
     """The model :func:`to_arrays` stored under ``prefix``."""
     kind = str(arrays[f"{prefix}kind"])
     if kind == "network":
@@ -323,6 +415,21 @@ def from_arrays(arrays, prefix: str) -> Network | BoostedTrees:
             classes=arrays[f"{prefix}classes"],
             weights=tuple(arrays[f"{prefix}weights/{k}"].astype(np.float32) for k in range(layers)),
             biases=tuple(arrays[f"{prefix}biases/{k}"].astype(np.float32) for k in range(layers)),
+        )
+    if kind == "convnet":
+        count = lambda name: sum(1 for key in arrays if key.startswith(f"{prefix}{name}/"))
+        layers = lambda name: tuple(
+            arrays[f"{prefix}{name}/{k}"].astype(np.float32) for k in range(count(name))
+        )
+        return ConvNet(
+            side=int(arrays[f"{prefix}side"]),
+            kernels=layers("kernels"),
+            kernel_biases=layers("kernel_biases"),
+            mean=arrays[f"{prefix}mean"],
+            scale=arrays[f"{prefix}scale"],
+            weights=layers("weights"),
+            biases=layers("biases"),
+            classes=arrays[f"{prefix}classes"],
         )
     if kind == "trees":
         get = lambda name, dtype=None: (

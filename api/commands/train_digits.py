@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 from pathlib import Path
 
@@ -13,7 +14,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="train the classifier of the numbers written in the season boxes",
         description="Fit the season-box character classifier on scikit-learn's bundled "
         "handwritten digits and the generator's written digits, minus signs, crossed-out numbers "
-        "and printed icons; write models/digits.npz + models/digits.json.",
+        "and printed icons; write models/digits.npz + models/digits.json. Its convolutional "
+        "networks are fitted with PyTorch: pip install -e '.[train]'.",
     )
     p.add_argument("--seed", type=int, default=1, help="training seed (default %(default)s)")
     p.add_argument(
@@ -33,6 +35,10 @@ def run(args: argparse.Namespace) -> int:
 
     if args.quick and not args.out:
         raise CliError("--quick makes a model that reads worse: give --out DIR")
+    if importlib.util.find_spec("torch") is None:
+        raise CliError(
+            "train-digits needs PyTorch for its convolutional networks: pip install -e '.[train]'"
+        )
     log = lambda m: print(m, file=sys.stderr, flush=True)  # noqa: E731
     model = train_digits(args.seed, args.quick, log)
     npz, meta = model.save(Path(args.out) if args.out else MODEL_DIR)

@@ -1,0 +1,169 @@
+"""Fitting a :class:`vision.inference.ConvNet` with PyTorch (a training-only dependency).
+
+The network is small on purpose: three 3 × 3 convolutions (``width``, 2 ``width`` and 4 ``width``
+channels), each followed by ReLU and 2 × 2 max pooling, then one hidden dense layer that also
+sees the standardised numbers, then the classes. Each batch is shown slightly turned, sheared,
+scaled and moved (a hand never writes a digit twice alike), and the learning rate follows one
+cycle. The fitted weights are copied into a numpy :class:`~vision.inference.ConvNet`, and the copy
+is checked against PyTorch's own output before it is returned.
+
+Reading a photo never imports PyTorch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from vision.inference import ConvNet
+
+#: largest difference between the numpy copy's probabilities and PyTorch's that is accepted
+EXPORT_TOLERANCE = 1e-4
+
+
+@dataclass(frozen=True)
+class ConvNetRecipe:
+    """How one network is fitted."""
+
+    width: int = 16  # channels of the first convolution (then twice, four times as many)
+    hidden: int = 128  # units of the dense layer
+    epochs: int = 12
+    batch: int = 256
+    peak_learning_rate: float = 3e-3
+    weight_decay: float = 1e-3
+    dropout: float = 0.3
+    turn: float = 0.15  # largest turn of a training picture, radians
+    shear: float = 0.2
+    zoom: float = 0.1  # largest change of size, as a share
+    shift_px: float = 1.5  # largest move, picture pixels
+
+
+def _torch():
+    """PyTorch, or an error that says how to get it."""
+    try:
+        import torch
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise RuntimeError(
+            "training the convolutional networks needs PyTorch: pip install -e '.[train]'"
+        ) from exc
+    return torch
+
+
+def _module(side: int, n_numbers: int, n_classes: int, recipe: ConvNetRecipe):
+    """The PyTorch network :class:`~vision.inference.ConvNet` computes."""
+    nn = _torch().nn
+    w = recipe.width
+
+    class Net(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.convs = nn.ModuleList(
+                [nn.Conv2d(1, w, 3, padding=1), nn.Conv2d(w, 2 * w, 3, padding=1)]
+                + [nn.Conv2d(2 * w, 4 * w, 3, padding=1)]
+            )
+            self.hidden = nn.Linear(4 * w * (side // 8) ** 2 + n_numbers, recipe.hidden)
+            self.out = nn.Linear(recipe.hidden, n_classes)
+            self.drop = nn.Dropout(recipe.dropout)
+
+        def forward(self, picture, numbers):
+            f = _torch().nn.functional
+            h = picture
+            for conv in self.convs:
+                h = f.max_pool2d(f.relu(conv(h)), 2)
+            h = _torch().cat([h.flatten(1), numbers], 1)
+            return self.out(self.drop(f.relu(self.hidden(h))))
+
+    return Net()
+
+
+def _jitter(pictures, recipe: ConvNetRecipe, generator):
+    """The batch's pictures each turned, sheared, scaled and moved a little, peak scaled to 1."""
+    torch = _torch()
+    f = torch.nn.functional
+    n, side = pictures.shape[0], pictures.shape[-1]
+
+    def uniform(*shape):
+        return (torch.rand(*shape, generator=generator) * 2 - 1).squeeze(-1)
+
+    turn, shear = uniform(n, 1) * recipe.turn, uniform(n, 1) * recipe.shear
+    zoom = 1 + uniform(n, 1) * recipe.zoom
+    cos, sin = torch.cos(turn), torch.sin(turn)
+    theta = torch.zeros(n, 2, 3)
+    theta[:, 0, 0], theta[:, 0, 1] = cos / zoom, (shear - sin) / zoom
+    theta[:, 1, 0], theta[:, 1, 1] = sin / zoom, cos / zoom
+    theta[:, :, 2] = uniform(n, 2) * (2 * recipe.shift_px / side)
+    grid = f.affine_grid(theta, list(pictures.shape), align_corners=False)
+    out = f.grid_sample(pictures, grid, align_corners=False, padding_mode="zeros")
+    return out / out.flatten(1).amax(1).clamp_min(1e-6).view(-1, 1, 1, 1)
+
+
+def train_convnet(
+    pictures: np.ndarray,
+    numbers: np.ndarray,
+    labels: np.ndarray,
+    seed: int,
+    recipe: ConvNetRecipe = ConvNetRecipe(),
+    log: Callable[[str], None] = lambda _: None,
+) -> ConvNet:
+    """A :class:`~vision.inference.ConvNet` fitted on (N, side²) ``pictures``, (N, E) ``numbers``
+    and (N,) integer ``labels``, from the start ``seed`` gives."""
+    torch = _torch()
+    f = torch.nn.functional
+    side = int(round(np.sqrt(pictures.shape[1])))
+    classes = np.unique(labels)
+    mean = numbers.mean(axis=0).astype(np.float64)
+    scale = numbers.std(axis=0).astype(np.float64) + 1e-6
+    torch.manual_seed(seed)
+    generator = torch.Generator().manual_seed(seed)
+    net = _module(side, numbers.shape[1], len(classes), recipe)
+    x = torch.from_numpy(np.ascontiguousarray(pictures, np.float32)).view(-1, 1, side, side)
+    e = torch.from_numpy(((numbers - mean) / scale).astype(np.float32))
+    y = torch.from_numpy(np.searchsorted(classes, labels).astype(np.int64))
+    n, batch = len(y), recipe.batch
+    optimiser = torch.optim.AdamW(net.parameters(), weight_decay=recipe.weight_decay)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(
+        optimiser, recipe.peak_learning_rate, total_steps=recipe.epochs * -(-n // batch)
+    )
+    for epoch in range(recipe.epochs):
+        net.train()
+        order = torch.randperm(n, generator=generator)
+        total = 0.0
+        for start in range(0, n, batch):
+            rows = order[start : start + batch]
+            loss = f.cross_entropy(net(_jitter(x[rows], recipe, generator), e[rows]), y[rows])
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+            schedule.step()
+            total += float(loss.detach()) * len(rows)
+        log(f"  epoch {epoch + 1}/{recipe.epochs}: loss {total / n:.4f}")
+    net.eval()
+    exported = export_convnet(net, mean, scale, classes, side)
+    probe = np.hstack([pictures[:256], numbers[:256]]).astype(np.float32)
+    with torch.no_grad():
+        theirs = f.softmax(net(x[:256], e[:256]), 1).numpy()
+    gap = float(np.abs(exported.predict_proba(probe) - theirs).max(initial=0.0))
+    if gap > EXPORT_TOLERANCE:
+        raise ValueError(f"the numpy copy of the convolutional network differs by {gap:.2g}")
+    return exported
+
+
+def export_convnet(net, mean, scale, classes, side: int) -> ConvNet:
+    """The numpy :class:`~vision.inference.ConvNet` of a fitted PyTorch network of
+    :func:`_module`'s shape."""
+
+    def array(t):
+        return t.detach().numpy().astype(np.float32)
+
+    return ConvNet(
+        side=side,
+        kernels=tuple(array(c.weight) for c in net.convs),
+        kernel_biases=tuple(array(c.bias) for c in net.convs),
+        mean=np.asarray(mean, np.float64),
+        scale=np.asarray(scale, np.float64),
+        weights=(array(net.hidden.weight).T.copy(), array(net.out.weight).T.copy()),
+        biases=(array(net.hidden.bias), array(net.out.bias)),
+        classes=np.asarray(classes),
+    )
