@@ -40,11 +40,11 @@ class ConvNetRecipe:
     shift_px: float = 1.5  # largest move, picture pixels
 
 
-def _torch():
-    """PyTorch, or an error that says how to get it."""
+def require_torch():
+    """PyTorch, or a ``RuntimeError`` that says how to get it."""
     try:
         import torch
-    except ImportError as exc:  # pragma: no cover - depends on the environment
+    except ImportError as exc:
         raise RuntimeError(
             "training the convolutional networks needs PyTorch: pip install -e '.[train]'"
         ) from exc
@@ -53,7 +53,7 @@ def _torch():
 
 def _module(side: int, n_numbers: int, n_classes: int, recipe: ConvNetRecipe):
     """The PyTorch network :class:`~vision.inference.ConvNet` computes."""
-    nn = _torch().nn
+    nn = require_torch().nn
     w = recipe.width
 
     class Net(nn.Module):
@@ -68,11 +68,11 @@ def _module(side: int, n_numbers: int, n_classes: int, recipe: ConvNetRecipe):
             self.drop = nn.Dropout(recipe.dropout)
 
         def forward(self, picture, numbers):
-            f = _torch().nn.functional
+            f = require_torch().nn.functional
             h = picture
             for conv in self.convs:
                 h = f.max_pool2d(f.relu(conv(h)), 2)
-            h = _torch().cat([h.flatten(1), numbers], 1)
+            h = require_torch().cat([h.flatten(1), numbers], 1)
             return self.out(self.drop(f.relu(self.hidden(h))))
 
     return Net()
@@ -80,15 +80,15 @@ def _module(side: int, n_numbers: int, n_classes: int, recipe: ConvNetRecipe):
 
 def _jitter(pictures, recipe: ConvNetRecipe, generator):
     """The batch's pictures each turned, sheared, scaled and moved a little, peak scaled to 1."""
-    torch = _torch()
+    torch = require_torch()
     f = torch.nn.functional
     n, side = pictures.shape[0], pictures.shape[-1]
 
-    def uniform(*shape):
-        return (torch.rand(*shape, generator=generator) * 2 - 1).squeeze(-1)
+    def uniform(*shape):  # in [-1, 1)
+        return torch.rand(*shape, generator=generator) * 2 - 1
 
-    turn, shear = uniform(n, 1) * recipe.turn, uniform(n, 1) * recipe.shear
-    zoom = 1 + uniform(n, 1) * recipe.zoom
+    turn, shear = uniform(n) * recipe.turn, uniform(n) * recipe.shear
+    zoom = 1 + uniform(n) * recipe.zoom
     cos, sin = torch.cos(turn), torch.sin(turn)
     theta = torch.zeros(n, 2, 3)
     theta[:, 0, 0], theta[:, 0, 1] = cos / zoom, (shear - sin) / zoom
@@ -109,7 +109,7 @@ def train_convnet(
 ) -> ConvNet:
     """A :class:`~vision.inference.ConvNet` fitted on (N, side²) ``pictures``, (N, E) ``numbers``
     and (N,) integer ``labels``, from the start ``seed`` gives."""
-    torch = _torch()
+    torch = require_torch()
     f = torch.nn.functional
     side = int(round(np.sqrt(pictures.shape[1])))
     classes = np.unique(labels)

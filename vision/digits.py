@@ -4,14 +4,13 @@ print/noise, a crossed-out number, or several touching characters (to be cut apa
 Each blob is described the same way in training and reading (:func:`patch_features`): its ink
 density cropped to its bounding box, padded square and resized to ``PATCH`` × ``PATCH``, the
 same ink stretched to ``STRETCH`` × ``STRETCH`` whatever its aspect, the directions of its strokes
-(:func:`stroke_directions`), plus its shape (aspect, size in grid units, ink fill); and, for the
-convolutional networks, the ink as a ``PICTURE`` × ``PICTURE`` picture (:func:`blob_picture`).
-The classifier is two kinds of small networks, each fitted a few times from different starts:
-perceptrons over the features and convolutional networks over the picture and the shape. Each
-kind's probabilities are averaged, then the two kinds'. They are exported to plain arrays
-(:mod:`vision.inference`), saved as ``models/digits.npz`` + ``models/digits.json`` and loaded
-with ``allow_pickle=False``: nothing in the file can run code. ``cartographers train-digits``
-makes it (:mod:`vision.digits_train`).
+(:func:`stroke_directions`), plus its shape (aspect, size in grid units, ink fill). The
+classifier is two kinds of small networks, each fitted a few times from different starts:
+perceptrons over the whole row and convolutional networks over the patch as a picture and the
+shape (:func:`conv_inputs`). Each kind's probabilities are averaged, then the two kinds'. They
+are exported to plain arrays (:mod:`vision.inference`), saved as ``models/digits.npz`` +
+``models/digits.json`` and loaded with ``allow_pickle=False``: nothing in the file can run code.
+``cartographers train-digits`` makes it (:mod:`vision.digits_train`).
 """
 
 from __future__ import annotations
@@ -35,14 +34,12 @@ DIRECTION_CELL = 4  # stroke directions are counted in square cells of this many
 DIRECTION_BINS = 9  # …in this many directions (0–180°)
 N_DIRECTIONS = (PATCH // DIRECTION_CELL) ** 2 * DIRECTION_BINS
 STRETCH = 12  # side of the blob's ink stretched to a square (its aspect is left to the shape)
-#: the perceptrons' features: patch, stretched patch, directions, shape, distance from the edges
-N_PERCEPTRON_FEATURES = PATCH * PATCH + STRETCH * STRETCH + N_DIRECTIONS + len(SHAPE_NAMES) + 1
-#: the convolutional networks' numbers beside the picture: the shape and the distance from the edges
-SHAPE_COLUMNS = slice(N_PERCEPTRON_FEATURES - len(SHAPE_NAMES) - 1, N_PERCEPTRON_FEATURES)
-PICTURE = 16  # side of the convolutional networks' picture, px (three 2 × 2 poolings: 16 → 2)
-#: a blob's feature row (vision.seasons.blob_features): the perceptrons' features, then the picture
-N_FEATURES = N_PERCEPTRON_FEATURES + PICTURE * PICTURE
-N_CONV_INPUTS = PICTURE * PICTURE + len(SHAPE_NAMES) + 1  # the picture, the shape, the edges
+#: a blob's feature row (vision.seasons.blob_features): the patch, the stretched patch, the
+#: patch's stroke directions, the shape and the distance from the cell's edges
+N_FEATURES = PATCH * PATCH + STRETCH * STRETCH + N_DIRECTIONS + len(SHAPE_NAMES) + 1
+PATCH_COLUMNS = slice(0, PATCH * PATCH)  # the patch: the convolutional networks' picture…
+SHAPE_COLUMNS = slice(N_FEATURES - len(SHAPE_NAMES) - 1, N_FEATURES)  # …and numbers beside it
+N_CONV_INPUTS = PATCH * PATCH + len(SHAPE_NAMES) + 1
 MODEL_DIR = Path(__file__).resolve().parent.parent / "models"
 PREFIX = "digits/"
 
@@ -83,7 +80,7 @@ def patch_features(ink: np.ndarray, px_per_u: float) -> np.ndarray:
     on = ink > 0.15 * max(float(ink.max()), 1e-6)
     ys, xs = np.nonzero(on)
     if len(ys) == 0:
-        return np.zeros(N_PERCEPTRON_FEATURES - 1, np.float32)
+        return np.zeros(N_FEATURES - 1, np.float32)
     crop = ink[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1].astype(np.float32)
     h, w = crop.shape
     side = max(h, w) + 2
@@ -101,28 +98,14 @@ def patch_features(ink: np.ndarray, px_per_u: float) -> np.ndarray:
     return np.concatenate(parts).astype(np.float32)
 
 
-def blob_picture(ink: np.ndarray) -> np.ndarray:
-    """The convolutional networks' picture of a blob: its ink cropped to the bounding box, centred
-    in a square (its aspect kept), resized to ``PICTURE`` × ``PICTURE`` and scaled to peak at 1;
-    flattened row by row.
+def conv_inputs(features: np.ndarray) -> np.ndarray:
+    """The convolutional networks' rows of feature rows: the patch (a ``PATCH`` × ``PATCH``
+    picture, row by row), then the shape and the distance from the cell's edges.
 
-    >>> blob = np.zeros((20, 8), np.float32); blob[2:18, 3:5] = 1.0  # a "1"
-    >>> p = blob_picture(blob).reshape(PICTURE, PICTURE)
-    >>> p[PICTURE // 2].round(2).tolist()  # a bar down the middle, as tall as the picture
-    [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]
+    >>> conv_inputs(np.arange(N_FEATURES, dtype=np.float32)[None]).shape == (1, N_CONV_INPUTS)
+    True
     """
-    ink = np.maximum(ink, 0)
-    on = ink > 0.15 * max(float(ink.max()), 1e-6)
-    ys, xs = np.nonzero(on)
-    if len(ys) == 0:
-        return np.zeros(PICTURE * PICTURE, np.float32)
-    crop = ink[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1].astype(np.float32)
-    h, w = crop.shape
-    side = max(h, w) + 2
-    square = np.zeros((side, side), np.float32)
-    square[(side - h) // 2 : (side - h) // 2 + h, (side - w) // 2 : (side - w) // 2 + w] = crop
-    picture = cv2.resize(square, (PICTURE, PICTURE), interpolation=cv2.INTER_AREA)
-    return (picture / max(float(picture.max()), 1e-6)).ravel()
+    return np.hstack([features[:, PATCH_COLUMNS], features[:, SHAPE_COLUMNS]])
 
 
 @dataclass(frozen=True)
@@ -139,21 +122,18 @@ class DigitModel:
         if len(features) == 0:
             return out
         x = np.asarray(features, np.float32)
-        inputs = {
-            Network: x[:, :N_PERCEPTRON_FEATURES],
-            ConvNet: np.hstack([x[:, N_PERCEPTRON_FEATURES:], x[:, SHAPE_COLUMNS]]),
-        }
-        kinds = [kind for kind in inputs if any(isinstance(n, kind) for n in self.networks)]
-        for kind in kinds:
-            members = [n for n in self.networks if isinstance(n, kind)]
+        kinds = [[n for n in self.networks if isinstance(n, k)] for k in (Network, ConvNet)]
+        kinds = [members for members in kinds if members]
+        for members in kinds:
+            rows = x if isinstance(members[0], Network) else conv_inputs(x)
             for network in members:
-                p = network.predict_proba(inputs[kind])
+                p = network.predict_proba(rows)
                 out[:, network.classes.astype(int)] += p / (len(members) * len(kinds))
         return out
 
     def input_problem(self) -> str | None:
         """What is wrong with the networks' inputs for this version's features (None: nothing)."""
-        expected = {Network: N_PERCEPTRON_FEATURES, ConvNet: N_CONV_INPUTS}
+        expected = {Network: N_FEATURES, ConvNet: N_CONV_INPUTS}
         for network in self.networks:
             want = expected[type(network)]
             if network.n_features_in_ != want:

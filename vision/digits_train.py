@@ -24,12 +24,12 @@ from dataclasses import asdict
 import cv2
 import numpy as np
 
-from vision.convnet_train import ConvNetRecipe
+from vision.convnet_train import ConvNetRecipe, require_torch
 from vision.digits import (
     CLASSES,
     MANY,
-    N_PERCEPTRON_FEATURES,
     NOISE,
+    PATCH_COLUMNS,
     SCRIBBLE,
     SHAPE_COLUMNS,
     DigitModel,
@@ -282,9 +282,9 @@ def build_data(seed: int, recipe: str, log: Callable[[str], None]) -> dict:
 def fit(
     x: np.ndarray, y: np.ndarray, seed: int, quick: bool, log: Callable[[str], None] = print
 ) -> DigitModel:
-    """``NETWORKS`` standardised MLPs over the perceptrons' features and ``CONVNETS``
-    convolutional networks over the picture and the shape, each fitted on ``x``, ``y`` from its
-    own start and exported to arrays (the reader averages them)."""
+    """``NETWORKS`` standardised MLPs over the whole rows and ``CONVNETS`` convolutional
+    networks over the patch and the shape (:func:`vision.digits.conv_inputs`), each fitted on
+    ``x``, ``y`` from its own start and exported to arrays (the reader averages them)."""
     from sklearn.neural_network import MLPClassifier
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
@@ -293,7 +293,6 @@ def fit(
     from vision.inference import export
 
     recipe = "quick" if quick else "full"
-    features = x[:, :N_PERCEPTRON_FEATURES]
     networks: list = []
     for k in range(NETWORKS[recipe]):
         mlp = MLPClassifier(
@@ -303,14 +302,9 @@ def fit(
             early_stopping=not quick,
             random_state=1000 * seed + k,
         )
-        networks.append(
-            export(
-                make_pipeline(StandardScaler(), mlp).fit(features, y),
-                x[:256, :N_PERCEPTRON_FEATURES],
-            )
-        )
+        networks.append(export(make_pipeline(StandardScaler(), mlp).fit(x, y), x[:256]))
         log(f"perceptron {k + 1}/{NETWORKS[recipe]} fitted")
-    pictures, numbers = x[:, N_PERCEPTRON_FEATURES:], x[:, SHAPE_COLUMNS]
+    pictures, numbers = x[:, PATCH_COLUMNS], x[:, SHAPE_COLUMNS]
     for k in range(CONVNETS[recipe]):
         log(f"convolutional network {k + 1}/{CONVNETS[recipe]}:")
         networks.append(train_convnet(pictures, numbers, y, 1000 * seed + k, CONVNET[recipe], log))
@@ -350,17 +344,11 @@ def train_digits(seed: int, quick: bool = False, log: Callable[[str], None] = pr
             "numpy": np.__version__,
             "scikit-learn": sklearn.__version__,
             "opencv": cv2.__version__,
-            "torch": _torch_version(),
+            "torch": str(require_torch().__version__),
             "platform": platform.platform(),
         },
     }
     return DigitModel(model.networks, meta)
-
-
-def _torch_version() -> str:
-    import torch
-
-    return str(torch.__version__)
 
 
 # ---- blobs harvested from synthetic photos ---------------------------------------------------

@@ -42,6 +42,15 @@ def _binary_proba(raw: np.ndarray) -> np.ndarray:
     return np.column_stack([1.0 - p, p])
 
 
+def _dense(h: np.ndarray, weights: tuple, biases: tuple) -> np.ndarray:
+    """The raw outputs of dense layers applied to ``h``, each but the last followed by ReLU."""
+    for k, (w, b) in enumerate(zip(weights, biases)):
+        h = h @ w + b
+        if k < len(weights) - 1:
+            np.maximum(h, 0, out=h)
+    return h
+
+
 @dataclass(frozen=True)
 class Network:
     """A standardised multi-layer perceptron with ReLU hidden layers and a softmax output.
@@ -73,10 +82,7 @@ class Network:
         )  # in single precision throughout, as the networks were fitted
         h -= self.mean.astype(np.float32)
         h /= self.scale.astype(np.float32)
-        for k, (w, b) in enumerate(zip(self.weights, self.biases)):
-            h = h @ w + b
-            if k < len(self.weights) - 1:
-                np.maximum(h, 0, out=h)
+        h = _dense(h, self.weights, self.biases)
         if len(self.classes) == 2 and h.shape[1] == 1:
             return _binary_proba(h[:, 0])
         return softmax(h)
@@ -233,12 +239,7 @@ class ConvNet:
             np.maximum(h, 0, out=h)  # ReLU after pooling: the same, on a quarter of the values
         maps = h.transpose(0, 3, 1, 2).reshape(n, -1)  # flattened channel by channel
         numbers = (x[:, area:] - self.mean.astype(np.float32)) / self.scale.astype(np.float32)
-        h = np.concatenate([maps, numbers], axis=1)
-        for k, (w, b) in enumerate(zip(self.weights, self.biases)):
-            h = h @ w + b
-            if k < len(self.weights) - 1:
-                np.maximum(h, 0, out=h)
-        return softmax(h)
+        return softmax(_dense(np.concatenate([maps, numbers], axis=1), self.weights, self.biases))
 
 
 def _network_from_sklearn(pipeline) -> Network:
@@ -344,32 +345,23 @@ def to_arrays(model: Network | ConvNet | BoostedTrees, prefix: str) -> dict[str,
     >>> bool(np.array_equal(back.predict_proba(np.eye(2)), net.predict_proba(np.eye(2))))
     True
     """
-    if isinstance(model, ConvNet):
+    if isinstance(model, (Network, ConvNet)):
         out = {
-            f"{prefix}kind": np.array("convnet"),
-            f"{prefix}side": np.array(model.side),
+            f"{prefix}kind": np.array("convnet" if isinstance(model, ConvNet) else "network"),
             f"{prefix}mean": model.mean,
             f"{prefix}scale": model.scale,
             f"{prefix}classes": model.classes,
         }
-        out.update({f"{prefix}kernels/{k}": _compact(w) for k, w in enumerate(model.kernels)})
-        out.update(
-            {f"{prefix}kernel_biases/{k}": _compact(b) for k, b in enumerate(model.kernel_biases)}
-        )
-        out.update({f"{prefix}weights/{k}": _compact(w) for k, w in enumerate(model.weights)})
-        out.update({f"{prefix}biases/{k}": _compact(b) for k, b in enumerate(model.biases)})
-        return out
-    if isinstance(model, Network):
-        out = {
-            f"{prefix}kind": np.array("network"),
-            f"{prefix}mean": model.mean,
-            f"{prefix}scale": model.scale,
-            f"{prefix}classes": model.classes,
-        }
-        # Training keeps the networks' weights in half
+        layers = ["weights", "biases"]
+        if isinstance(model, ConvNet):
+            out[f"{prefix}side"] = np.array(model.side)
+            layers += ["kernels", "kernel_biases"]
+        # Training keeps the MLPs' weights in half
         # precision; the file keeps them so (half the size).
-        out.update({f"{prefix}weights/{k}": _compact(w) for k, w in enumerate(model.weights)})
-        out.update({f"{prefix}biases/{k}": _compact(b) for k, b in enumerate(model.biases)})
+        for name in layers:
+            out.update(
+                {f"{prefix}{name}/{k}": _compact(a) for k, a in enumerate(getattr(model, name))}
+            )
         return out
     fields = {
         name: getattr(model, name)
@@ -407,29 +399,26 @@ def _compact(values: np.ndarray) -> np.ndarray:
 def from_arrays(arrays, prefix: str) -> Network | ConvNet | BoostedTrees:
     """The model :func:`to_arrays` stored under ``prefix``."""
     kind = str(arrays[f"{prefix}kind"])
-    if kind == "network":
-        layers = sum(1 for key in arrays if key.startswith(f"{prefix}weights/"))
-        return Network(
+    if kind in ("network", "convnet"):
+
+        def layers(name: str) -> tuple[np.ndarray, ...]:
+            count = sum(1 for key in arrays if key.startswith(f"{prefix}{name}/"))
+            return tuple(arrays[f"{prefix}{name}/{k}"].astype(np.float32) for k in range(count))
+
+        common = dict(
             mean=arrays[f"{prefix}mean"],
             scale=arrays[f"{prefix}scale"],
             classes=arrays[f"{prefix}classes"],
-            weights=tuple(arrays[f"{prefix}weights/{k}"].astype(np.float32) for k in range(layers)),
-            biases=tuple(arrays[f"{prefix}biases/{k}"].astype(np.float32) for k in range(layers)),
+            weights=layers("weights"),
+            biases=layers("biases"),
         )
-    if kind == "convnet":
-        count = lambda name: sum(1 for key in arrays if key.startswith(f"{prefix}{name}/"))
-        layers = lambda name: tuple(
-            arrays[f"{prefix}{name}/{k}"].astype(np.float32) for k in range(count(name))
-        )
+        if kind == "network":
+            return Network(**common)
         return ConvNet(
             side=int(arrays[f"{prefix}side"]),
             kernels=layers("kernels"),
             kernel_biases=layers("kernel_biases"),
-            mean=arrays[f"{prefix}mean"],
-            scale=arrays[f"{prefix}scale"],
-            weights=layers("weights"),
-            biases=layers("biases"),
-            classes=arrays[f"{prefix}classes"],
+            **common,
         )
     if kind == "trees":
         get = lambda name, dtype=None: (

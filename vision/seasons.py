@@ -37,7 +37,6 @@ from vision.digits import (
     NOISE,
     SCRIBBLE,
     DigitModel,
-    blob_picture,
     patch_features,
 )
 from vision.season_boxes import (
@@ -315,14 +314,11 @@ def _score(probs: np.ndarray) -> float:
 
 
 def blob_features(blobs: list[Blob], px: int) -> np.ndarray:
-    """The classifier's feature rows of ``blobs``: :func:`vision.digits.patch_features`, the
-    blob's distance from the cell's edges and :func:`vision.digits.blob_picture`."""
+    """The classifier's feature rows of ``blobs``: :func:`vision.digits.patch_features` and the
+    blob's distance from the cell's edges."""
     if not blobs:
         return np.zeros((0, N_FEATURES), np.float32)
-    return np.array(
-        [np.hstack([patch_features(b.ink, px), b.edge_u(px), blob_picture(b.ink)]) for b in blobs],
-        np.float32,
-    )
+    return np.array([np.append(patch_features(b.ink, px), b.edge_u(px)) for b in blobs], np.float32)
 
 
 def _covers(a: Blob, b: Blob) -> bool:

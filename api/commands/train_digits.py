@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import sys
 from pathlib import Path
 
@@ -30,15 +29,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from api.commands import CliError
+    from vision.convnet_train import require_torch
     from vision.digits import MODEL_DIR
     from vision.digits_train import train_digits
 
     if args.quick and not args.out:
         raise CliError("--quick makes a model that reads worse: give --out DIR")
-    if importlib.util.find_spec("torch") is None:
-        raise CliError(
-            "train-digits needs PyTorch for its convolutional networks: pip install -e '.[train]'"
-        )
+    try:  # before minutes of building data, not after
+        require_torch()
+    except RuntimeError as exc:
+        raise CliError(str(exc)) from exc
     log = lambda m: print(m, file=sys.stderr, flush=True)  # noqa: E731
     model = train_digits(args.seed, args.quick, log)
     npz, meta = model.save(Path(args.out) if args.out else MODEL_DIR)
