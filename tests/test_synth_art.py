@@ -92,3 +92,35 @@ def test_box_print_varies_and_leaves_the_rest_of_the_sheet_alone(monkeypatch) ->
         assert np.array_equal(with_print.image[y0:y1, x0:x1], without.image[y0:y1, x0:x1])
         differ += not np.array_equal(with_print.image, without.image)
     assert differ >= 2
+
+
+@pytest.mark.parametrize("style", ["filled", "hollow", "double"])
+def test_big_capitals_are_centred_where_asked(style: str) -> None:
+    """A big box capital's ink is centred on the point given, as tall as asked, whatever its
+    style; hollow and double-struck capitals leave the strokes' insides as paper."""
+    from vision.synth.box_print import capital, capital_face
+    from vision.synth.paper import Pen
+
+    if capital_face("DejaVuSerif.ttf") is None:
+        pytest.skip("DejaVu Serif is not installed")
+    image = np.full((100, 100, 3), 255, np.uint8)
+    pen = Pen(image, 100.0, (0.0, 0.0))
+    assert capital(pen, "D", (0.5, 0.5), 0.4, (0, 0, 0), "DejaVuSerif.ttf", style, 0.02)
+    ys, xs = np.nonzero(image[:, :, 0] < 128)
+    assert abs((ys.min() + ys.max()) / 2 - 50) <= 2 and abs((xs.min() + xs.max()) / 2 - 50) <= 2
+    assert 36 <= ys.max() - ys.min() + 1 <= 50
+    if style != "filled":  # the middle of the D's upright stem is not inked through
+        stem = image[50, xs.min() : xs.min() + 12, 0]
+        assert (stem < 128).sum() < len(stem)
+
+
+def test_rounded_boxes_leave_their_corners_open() -> None:
+    """A box with rounded corners inks its sides but not the very corner."""
+    from vision.layout import Box
+    from vision.synth.box_print import rounded_box
+    from vision.synth.paper import Pen
+
+    image = np.full((120, 220, 3), 255, np.uint8)
+    rounded_box(Pen(image, 100.0, (0.0, 0.0)), Box(0.1, 0.1, 2.1, 1.1), 0.25, (0, 0, 0), 0.03)
+    assert image[10, 110, 0] < 128 and image[60, 10, 0] < 128  # the top side, the left side
+    assert image[10, 10, 0] > 200  # the top-left corner is cut round

@@ -32,6 +32,15 @@ import numpy as np
 
 from scoring.sides import SIDES
 from vision.layout import GEOMETRY, GRID, Box
+from vision.synth.box_print import (
+    CAPITAL_FACES,
+    CAPITAL_STYLES,
+    capital,
+    coin_icon,
+    laurel_shield,
+    monster_icon,
+    rounded_box,
+)
 from vision.synth.glyphs import (
     MountainLook,
     RuinsLook,
@@ -63,6 +72,9 @@ from vision.synth.paper import (
 ART_FAMILIES = ("lookalike", "line-art", "engraved", "woodcut")
 #: Inks the engraved family picks from (RGB): sepia, bottle green, navy, oxblood, slate.
 ENGRAVED_INKS = ((92, 64, 38), (40, 84, 60), (38, 52, 96), (110, 40, 36), (70, 78, 88))
+#: the share of engraved printings whose season boxes are the family's own (outlines in its ink and
+#: :func:`_box_print`'s letters and icons); the others print the look-alike's boxes
+ENGRAVED_OWN_BOXES = 0.5
 #: What a family printed in its mountain and ruins cells, by name ("mountains", "ruins").
 Looks = dict[str, MountainLook | RuinsLook]
 
@@ -134,8 +146,11 @@ def _line_art(
     if side == "B":
         _grey_rift(pen, side, ink, rng)
     _outlined_coin_track(pen, ink, band=rng.random() < 0.6)
-    _outlined_season_boxes(pen, ink)
-    _box_print(pen, ink, bgr(paper), _box_print_rng(rng))
+    box_rng = _box_print_rng(rng)
+    _outlined_season_boxes(
+        pen, ink, corner_u=_box_corner(box_rng), final_box=box_rng.random() < 0.6
+    )
+    _box_print(pen, ink, bgr(paper), box_rng)
     _plain_header(pen, ink)
     return img, looks
 
@@ -177,7 +192,12 @@ def _engraved(
     if side == "B":
         draw_rift(pen, side, rng)
     _ringed_coin_track(pen, ink, rng)
-    draw_season_boxes(pen, side, tuple(int(v) for v in base))
+    box_rng = _box_print_rng(rng)
+    if box_rng.random() < ENGRAVED_OWN_BOXES:  # ink-outlined boxes with print of their own
+        _outlined_season_boxes(pen, ink, corner_u=_box_corner(box_rng), final_box=False)
+        _box_print(pen, ink, bgr(tuple(base)), box_rng)
+    else:
+        draw_season_boxes(pen, side, tuple(int(v) for v in base))
     draw_header(pen, side)
     return img, looks
 
@@ -217,8 +237,11 @@ def _woodcut(
     pen.rect(b, ink, 0.06)
     for i in range(GEOMETRY.coin_count):
         pen.circle(GEOMETRY.coin_centre(i), GEOMETRY.coin_radius, ink, 0.06)
-    _outlined_season_boxes(pen, ink, width_u=0.06)
-    _box_print(pen, ink, bgr(paper), _box_print_rng(rng))
+    box_rng = _box_print_rng(rng)
+    _outlined_season_boxes(
+        pen, ink, width_u=0.06, corner_u=_box_corner(box_rng), final_box=box_rng.random() < 0.6
+    )
+    _box_print(pen, ink, bgr(paper), box_rng)
     _plain_header(pen, ink)
     return img, looks
 
@@ -305,13 +328,31 @@ def _ringed_coin_track(pen: Pen, ink, rng: np.random.Generator) -> None:
         pen.circle(c, GEOMETRY.coin_radius, dark, 0.045)
 
 
-def _outlined_season_boxes(pen: Pen, ink, width_u: float = 0.03) -> None:
+def _outlined_season_boxes(
+    pen: Pen, ink, width_u: float = 0.03, corner_u: float = 0.0, final_box: bool = True
+) -> None:
+    """The four season boxes (their outer corners rounded to ``corner_u``) with the lines between
+    their cells, and the final total's box if ``final_box``."""
     for box in GEOMETRY.season_boxes:
-        for part in season_parts(box).values():
-            pen.rect(part, ink, width_u * 0.7)
-        pen.rect(box, ink, width_u)
-    f = GEOMETRY.final_total
-    pen.rect(f, ink, width_u)
+        p = season_parts(box)
+        for a, b in (
+            ((p["edict1"].x1, box.y0), (p["edict1"].x1, box.y1)),
+            ((p["total"].x0, box.y0), (p["total"].x0, box.y1)),
+            ((box.x0, p["edict1"].y1), (p["total"].x0, p["edict1"].y1)),
+        ):
+            pen.line(a, b, ink, width_u * 0.7)
+        rounded_box(pen, box, corner_u, ink, width_u)
+    if final_box:
+        pen.rect(GEOMETRY.final_total, ink, width_u)
+
+
+#: the share of printings of our own families whose season boxes have rounded corners
+ROUNDED_BOX_SHARE = 0.5
+
+
+def _box_corner(rng: np.random.Generator) -> float:
+    """How round a printing's season-box corners are (u; 0 is square)."""
+    return float(rng.uniform(0.08, 0.3)) if rng.random() < ROUNDED_BOX_SHARE else 0.0
 
 
 #: Hershey faces the box letters are set in (serif and sans, thin and bold)
@@ -323,75 +364,76 @@ BOX_FONTS = (
 )
 #: the share of printings of our own families whose season boxes print letters and icons
 BOX_PRINT_SHARE = 0.7
+#: of those, the share whose edict letters are big capitals (most of the cell) in a TrueType face
+BIG_CAPITAL_SHARE = 0.6
+COIN_MARKS = ("none", "ring", "one", "crown", "dots")
+MONSTER_HEADS = ("horns", "ears", "bald")
 
 
 def _box_print(pen: Pen, ink, paper, rng: np.random.Generator) -> None:
     """What a printing may print inside its empty season boxes, in a look of its own: the two edict
-    letters of each box (any size up to most of the cell, filled or outlined, serif or sans), an
-    icon in the coin cell (a ring, a double ring, a ring round a "1"), a face in the monster cell
-    (horned or eared, eyes and mouth), and a shield in the final total's cell. All grey-ish: the
+    letters of each box (small or big and centred, filled, hollow or double-struck, serif or
+    sans), a coin in the coin cell (with a ring, a "1", a crown or dots inside, or nothing), a face
+    in the monster cell (horned, eared or bald, angry eyes, fangs or a line for a mouth), and a
+    shield in the final total's cell, often in a laurel wreath under a ribbon. All grey-ish: the
     reader must learn them as print, never as a player's number.
 
     ``rng`` is the printing's own generator for these choices only (see :func:`_box_print_rng`).
     """
     if rng.random() >= BOX_PRINT_SHARE:
         return
-    grey = tuple(int(i + (p - i) * rng.uniform(0.15, 0.6)) for i, p in zip(ink, paper))
-    height = float(rng.uniform(0.2, 0.45))
-    font = BOX_FONTS[int(rng.integers(len(BOX_FONTS)))]
+    grey = _towards(ink, paper, rng.uniform(0.15, 0.65))
     weight = float(rng.uniform(0.015, 0.05))
-    outlined = rng.random() < 0.5
-    coin_style = int(rng.integers(3))
-    horned = rng.random() < 0.5
-    icon_r = float(rng.uniform(0.1, 0.19))
+    letters = _letter_pen(pen, grey, paper, weight, rng)
+    coin_mark = COIN_MARKS[int(rng.integers(len(COIN_MARKS)))]
+    coin_tint = _towards(grey, paper, rng.uniform(0.7, 0.9)) if rng.random() < 0.3 else None
+    head = MONSTER_HEADS[int(rng.integers(len(MONSTER_HEADS)))]
+    fangs = rng.random() < 0.5
+    icon_r = float(rng.uniform(0.1, 0.22))
+    line = min(weight, icon_r * 0.15)  # small icons in thin lines, so they stay drawings
     for k, box in enumerate(GEOMETRY.season_boxes):
         parts = season_parts(box)
         for name, letter in zip(("edict1", "edict2"), EDICT_PAIRS[k]):
-            c = _centre(parts[name])
-            if outlined:  # a hollow capital: drawn thick, then its inside in the paper's colour
-                pen.text(letter, c, height, grey, font, weight_u=weight * 2.5)
-                pen.text(letter, c, height, paper, font, weight_u=weight)
-            else:
-                pen.text(letter, c, height, grey, font, weight_u=weight)
-        c = _centre(parts["coins"])
-        pen.circle(c, icon_r, grey, weight)
-        if coin_style == 1:
-            pen.circle(c, icon_r * 0.65, grey, weight * 0.7)
-        elif coin_style == 2:
-            pen.text("1", c, icon_r * 1.1, grey, cv2.FONT_HERSHEY_SIMPLEX, weight_u=weight * 0.8)
-        m = _centre(parts["monsters"])
-        pen.circle(m, icon_r, grey, weight)
-        for sx in (-1, 1):
-            pen.circle((m[0] + sx * icon_r * 0.4, m[1] - icon_r * 0.15), icon_r * 0.12, grey)
-            if horned:
-                pen.poly(
-                    [
-                        (m[0] + sx * icon_r * 0.5, m[1] - icon_r * 0.8),
-                        (m[0] + sx * icon_r * 1.1, m[1] - icon_r * 1.5),
-                        (m[0] + sx * icon_r * 0.9, m[1] - icon_r * 0.5),
-                    ],
-                    grey,
-                    weight,
-                )
-        pen.poly(
-            [
-                (m[0] - icon_r * 0.4, m[1] + icon_r * 0.35),
-                (m[0] + icon_r * 0.4, m[1] + icon_r * 0.35),
-            ],
-            grey,
-            weight * 0.8,
-        )
-    if rng.random() < 0.7:
-        f = GEOMETRY.final_total
-        cx, w, top = (f.x0 + f.x1) / 2, (f.x1 - f.x0) * 0.3, f.y0 + 0.12
-        shield = [
-            (cx - w, top),
-            (cx + w, top),
-            (cx + w, top + 0.45),
-            (cx, top + 0.75),
-            (cx - w, top + 0.45),
-        ]
-        pen.poly(shield, grey, weight * 1.3, closed=True)
+            letters(letter, _centre(parts[name]))
+        coin_icon(pen, _centre(parts["coins"]), icon_r, grey, line, coin_mark, coin_tint)
+        monster_icon(pen, _centre(parts["monsters"]), icon_r * 0.85, grey, line, head, fangs)
+    if rng.random() < 0.8:
+        leaves = grey if rng.random() < 0.5 else _towards(ink, paper, rng.uniform(0.0, 0.3))
+        laurel_shield(pen, GEOMETRY.final_total, grey, leaves, weight * 1.3, rng)
+
+
+def _towards(ink, paper, t: float) -> tuple[int, ...]:
+    """A colour ``t`` of the way from ``ink`` to ``paper``."""
+    return tuple(int(i + (p - i) * t) for i, p in zip(ink, paper))
+
+
+def _letter_pen(pen: Pen, grey, paper, weight: float, rng: np.random.Generator) -> Callable:
+    """A function drawing one edict letter at a cell's centre in this printing's lettering: big
+    TrueType capitals (most of the cell's height; filled, hollow or double-struck) or Hershey
+    letters of any size up to most of the cell (filled or hollow)."""
+    if rng.random() < BIG_CAPITAL_SHARE:
+        face = CAPITAL_FACES[int(rng.integers(len(CAPITAL_FACES)))]
+        style = CAPITAL_STYLES[int(rng.integers(len(CAPITAL_STYLES)))]
+        height = float(rng.uniform(0.3, 0.48))
+        stroke = float(rng.uniform(0.008, 0.025))
+
+        def big(letter: str, c: tuple[float, float]) -> None:
+            if not capital(pen, letter, c, height, grey, face, style, stroke):
+                pen.text(letter, c, height, grey, cv2.FONT_HERSHEY_TRIPLEX, weight_u=weight)
+
+        return big
+    height = float(rng.uniform(0.2, 0.45))
+    font = BOX_FONTS[int(rng.integers(len(BOX_FONTS)))]
+    outlined = rng.random() < 0.5
+
+    def hershey(letter: str, c: tuple[float, float]) -> None:
+        if outlined:  # a hollow capital: drawn thick, then its inside in the paper's colour
+            pen.text(letter, c, height, grey, font, weight_u=weight * 2.5)
+            pen.text(letter, c, height, paper, font, weight_u=weight)
+        else:
+            pen.text(letter, c, height, grey, font, weight_u=weight)
+
+    return hershey
 
 
 def _centre(box: Box) -> tuple[float, float]:
