@@ -3,6 +3,7 @@
     python benchmarks/bench_synth.py --n 8 --megapixels 12          # photos per second
     python benchmarks/bench_synth.py --contact-sheet docs/contact-sheet.jpg
     python benchmarks/bench_synth.py --art-cells docs/art-ruins.png
+    python benchmarks/bench_synth.py --art-boxes docs/art-boxes.png
     python benchmarks/bench_synth.py --samples samples
 
 Speed is measured in one process (the machine has 2 cores; ``cartographers synth --jobs 2``
@@ -100,6 +101,40 @@ def art_cells(path: str, seed: int, px_per_u: int = 80) -> None:
     rows = [np.hstack(tiles[r * 6 : (r + 1) * 6]) for r in range(6)]
     picture = Image.fromarray(cv2.cvtColor(np.vstack(rows), cv2.COLOR_BGR2RGB))
     picture.quantize(256, dither=Image.Dither.NONE).save(path, optimize=True)  # < 200 kB
+    print(f"wrote {path}")
+
+
+def art_boxes(path: str, seed: int, px_per_u: int = 60, printings: int = 9) -> None:
+    """The season boxes and final-total shield of ``printings`` sheets of the art families of our
+    own (flat, one sheet each), captioned with the family: what the season-box classifier must
+    learn as print."""
+    from PIL import Image
+
+    from vision.synth.art import ART_FAMILIES, render_art
+
+    families = [f for f in ART_FAMILIES if f != "lookalike"]
+    strips = []
+    for k in range(printings):
+        family, side = families[k % len(families)], "AB"[(k // len(families)) % 2]
+        sheet = render_art(family, side, px_per_u, "print", np.random.default_rng(seed + k))
+        x0, y0 = (int(round(v)) for v in sheet.to_px(-0.8, 13.15))
+        x1, y1 = (int(round(v)) for v in sheet.to_px(11.3, 14.7))
+        crop = sheet.image[y0:y1, x0:x1]
+        tile = np.full((crop.shape[0] + 18, crop.shape[1], 3), 255, np.uint8)
+        tile[: crop.shape[0]] = crop
+        cv2.putText(
+            tile,
+            f"{family}, side {side}",
+            (3, crop.shape[0] + 13),
+            cv2.FONT_HERSHEY_SIMPLEX,
+            0.4,
+            (0, 0, 0),
+            1,
+            cv2.LINE_AA,
+        )
+        strips.append(cv2.copyMakeBorder(tile, 3, 3, 3, 3, cv2.BORDER_CONSTANT, value=(200,) * 3))
+    picture = Image.fromarray(cv2.cvtColor(np.vstack(strips), cv2.COLOR_BGR2RGB))
+    picture.quantize(256, dither=Image.Dither.NONE).save(path, optimize=True)
     print(f"wrote {path}")
 
 
@@ -218,13 +253,14 @@ def write_samples(folder: str, megapixels: float = 2.0) -> None:
 
 
 def main() -> None:
-    """Measure, or write the contact sheet, the printed cells' picture or the samples."""
+    """Measure, or write the contact sheet, the printed cells' or boxes' picture or the samples."""
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--n", type=int, default=8)
     p.add_argument("--megapixels", type=float, default=12.0)
     p.add_argument("--seed", type=int, default=1000)
     p.add_argument("--contact-sheet", help="write the contact sheet here instead of measuring")
     p.add_argument("--art-cells", help="write the printed ruins and mountains picture here")
+    p.add_argument("--art-boxes", help="write the printed season boxes picture here")
     p.add_argument(
         "--samples", help="write the sample photos into this folder instead of measuring"
     )
@@ -235,6 +271,8 @@ def main() -> None:
         contact_sheet(args.contact_sheet, args.seed)
     elif args.art_cells:
         art_cells(args.art_cells, args.seed)
+    elif args.art_boxes:
+        art_boxes(args.art_boxes, args.seed)
     else:
         measure(args.n, args.megapixels, args.seed)
 
