@@ -119,20 +119,7 @@ def art_boxes(path: str, seed: int, px_per_u: int = 60, printings: int = 9) -> N
         sheet = render_art(family, side, px_per_u, "print", np.random.default_rng(seed + k))
         x0, y0 = (int(round(v)) for v in sheet.to_px(-0.8, 13.15))
         x1, y1 = (int(round(v)) for v in sheet.to_px(11.3, 14.7))
-        crop = sheet.image[y0:y1, x0:x1]
-        tile = np.full((crop.shape[0] + 18, crop.shape[1], 3), 255, np.uint8)
-        tile[: crop.shape[0]] = crop
-        cv2.putText(
-            tile,
-            f"{family}, side {side}",
-            (3, crop.shape[0] + 13),
-            cv2.FONT_HERSHEY_SIMPLEX,
-            0.4,
-            (0, 0, 0),
-            1,
-            cv2.LINE_AA,
-        )
-        strips.append(cv2.copyMakeBorder(tile, 3, 3, 3, 3, cv2.BORDER_CONSTANT, value=(200,) * 3))
+        strips.append(_captioned(sheet.image[y0:y1, x0:x1], f"{family}, side {side}", 0.4))
     picture = Image.fromarray(cv2.cvtColor(np.vstack(strips), cv2.COLOR_BGR2RGB))
     picture.quantize(256, dither=Image.Dither.NONE).save(path, optimize=True)
     print(f"wrote {path}")
@@ -143,7 +130,11 @@ def _cell_tile(sheet, cell: tuple[int, int], caption: str, margin_u: float = 0.3
     r, c = cell
     x0, y0 = (int(round(v)) for v in sheet.to_px(c - margin_u, r - margin_u))
     x1, y1 = (int(round(v)) for v in sheet.to_px(c + 1 + margin_u, r + 1 + margin_u))
-    crop = sheet.image[y0:y1, x0:x1]
+    return _captioned(sheet.image[y0:y1, x0:x1], caption, 0.32)
+
+
+def _captioned(crop: np.ndarray, caption: str, font_scale: float) -> np.ndarray:
+    """``crop`` with ``caption`` written below it, in a thin grey frame."""
     tile = np.full((crop.shape[0] + 18, crop.shape[1], 3), 255, np.uint8)
     tile[: crop.shape[0]] = crop
     cv2.putText(
@@ -151,7 +142,7 @@ def _cell_tile(sheet, cell: tuple[int, int], caption: str, margin_u: float = 0.3
         caption,
         (3, crop.shape[0] + 13),
         cv2.FONT_HERSHEY_SIMPLEX,
-        0.32,
+        font_scale,
         (0, 0, 0),
         1,
         cv2.LINE_AA,

@@ -53,7 +53,8 @@ def require_torch():
 
 def _module(side: int, n_numbers: int, n_classes: int, recipe: ConvNetRecipe):
     """The PyTorch network :class:`~vision.inference.ConvNet` computes."""
-    nn = require_torch().nn
+    torch = require_torch()
+    nn, f = torch.nn, torch.nn.functional
     w = recipe.width
 
     class Net(nn.Module):
@@ -68,11 +69,10 @@ def _module(side: int, n_numbers: int, n_classes: int, recipe: ConvNetRecipe):
             self.drop = nn.Dropout(recipe.dropout)
 
         def forward(self, picture, numbers):
-            f = require_torch().nn.functional
             h = picture
             for conv in self.convs:
                 h = f.max_pool2d(f.relu(conv(h)), 2)
-            h = require_torch().cat([h.flatten(1), numbers], 1)
+            h = torch.cat([h.flatten(1), numbers], 1)
             return self.out(self.drop(f.relu(self.hidden(h))))
 
     return Net()

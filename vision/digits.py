@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 import cv2
@@ -122,14 +122,19 @@ class DigitModel:
         if len(features) == 0:
             return out
         x = np.asarray(features, np.float32)
-        kinds = [[n for n in self.networks if isinstance(n, k)] for k in (Network, ConvNet)]
-        kinds = [members for members in kinds if members]
+        kinds = self._kinds
         for members in kinds:
             rows = x if isinstance(members[0], Network) else conv_inputs(x)
             for network in members:
                 p = network.predict_proba(rows)
                 out[:, network.classes.astype(int)] += p / (len(members) * len(kinds))
         return out
+
+    @cached_property
+    def _kinds(self) -> list[list[Network | ConvNet]]:
+        """The networks grouped by kind (perceptrons, then convolutional networks), once."""
+        kinds = [[n for n in self.networks if isinstance(n, k)] for k in (Network, ConvNet)]
+        return [members for members in kinds if members]
 
     def input_problem(self) -> str | None:
         """What is wrong with the networks' inputs for this version's features (None: nothing)."""

@@ -18,7 +18,7 @@ import cv2
 import numpy as np
 
 from vision.layout import Box
-from vision.synth.lettering import FONT_DIRS
+from vision.synth.lettering import FONT_DIRS, blend
 from vision.synth.paper import ONE, Pen
 
 #: TrueType faces the big capitals are set in (the serif ones most often, as on old maps)
@@ -45,26 +45,18 @@ def capital_face(name: str) -> Path | None:
     return None
 
 
-def blend(pen: Pen, alpha: np.ndarray, origin_px: tuple[int, int], colour) -> None:
-    """``colour`` laid onto the pen's image through ``alpha`` (0…1) whose top-left pixel is at
-    ``origin_px``; what falls off the image is dropped."""
-    ox, oy = origin_px
-    h, w = pen.image.shape[:2]
-    x0, y0 = max(0, ox), max(0, oy)
-    x1, y1 = min(w, ox + alpha.shape[1]), min(h, oy + alpha.shape[0])
-    if x0 >= x1 or y0 >= y1:
-        return
-    a = alpha[y0 - oy : y1 - oy, x0 - ox : x1 - ox, None]
-    region = pen.image[y0:y1, x0:x1].astype(np.float32)
-    pen.image[y0:y1, x0:x1] = np.round(region * (1 - a) + np.array(colour, np.float32) * a).astype(
-        np.uint8
-    )
-
-
 def _disc(px: int) -> np.ndarray:
     """A round structuring element ``px`` across (at least 3)."""
     k = max(3, px | 1)
     return cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+
+
+@cache
+def _font(path: Path, size: int):
+    """The TrueType face at ``path`` at ``size`` px, loaded once."""
+    from PIL import ImageFont
+
+    return ImageFont.truetype(str(path), size)
 
 
 def capital(
@@ -80,13 +72,13 @@ def capital(
     """A capital ``height_u`` tall whose ink is centred on ``centre``: ``filled``, ``hollow`` (only
     the outline of its strokes) or ``double`` (an outline round the strokes and a thin core
     inside). False, drawing nothing, when the face is not installed."""
-    from PIL import Image, ImageDraw, ImageFont
+    from PIL import Image, ImageDraw
 
     path = capital_face(face)
     if path is None:
         return False
     size = max(4, int(round(height_u * pen.s * 1.37)))  # DejaVu capitals are ~0.73 of the size
-    font = ImageFont.truetype(str(path), size)
+    font = _font(path, size)
     pad = size // 2 + 4
     canvas = Image.new("L", (2 * size + 2 * pad, 2 * size + 2 * pad), 0)
     ImageDraw.Draw(canvas).text((pad, pad), letter, fill=255, font=font)
@@ -103,7 +95,7 @@ def capital(
         return False
     cx, cy = (xs.min() + xs.max()) / 2, (ys.min() + ys.max()) / 2
     x, y = (v / ONE for v in pen.p(*centre))
-    blend(pen, mask, (int(round(x - cx)), int(round(y - cy))), colour)
+    blend(pen.image, mask, (int(round(x - cx)), int(round(y - cy))), colour)
     return True
 
 

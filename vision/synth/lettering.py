@@ -117,13 +117,21 @@ def draw_text(
     ox, oy = int(np.floor(x)) + x0 - 2, int(np.floor(baseline)) + y0 - 2
     mask = Image.new("L", (x1 - x0 + 4, y1 - y0 + 4), 0)
     ImageDraw.Draw(mask).text((x - ox, baseline - oy), text, fill=255, font=font, anchor=anchor)
-    alpha = np.asarray(mask, np.float32) / 255
+    blend(image, np.asarray(mask, np.float32) / 255, (ox, oy), colour)
+
+
+def blend(
+    image: np.ndarray, alpha: np.ndarray, origin_px: tuple[int, int], colour: tuple[int, ...]
+) -> None:
+    """``colour`` laid onto ``image`` (BGR uint8) in place through ``alpha`` (0…1), whose top-left
+    pixel is at ``origin_px``; what falls off the image is dropped."""
+    ox, oy = origin_px
     h, w = image.shape[:2]
-    cx0, cy0 = max(0, ox), max(0, oy)
-    cx1, cy1 = min(w, ox + alpha.shape[1]), min(h, oy + alpha.shape[0])
-    if cx0 >= cx1 or cy0 >= cy1:
+    x0, y0 = max(0, ox), max(0, oy)
+    x1, y1 = min(w, ox + alpha.shape[1]), min(h, oy + alpha.shape[0])
+    if x0 >= x1 or y0 >= y1:
         return
-    a = alpha[cy0 - oy : cy1 - oy, cx0 - ox : cx1 - ox, None]
-    region = image[cy0:cy1, cx0:cx1].astype(np.float32)
+    a = alpha[y0 - oy : y1 - oy, x0 - ox : x1 - ox, None]
+    region = image[y0:y1, x0:x1].astype(np.float32)
     ink = np.array(colour, np.float32)
-    image[cy0:cy1, cx0:cx1] = np.round(region * (1 - a) + ink * a).astype(np.uint8)
+    image[y0:y1, x0:x1] = np.round(region * (1 - a) + ink * a).astype(np.uint8)
