@@ -881,3 +881,93 @@ def test_by_mountains_ranks_the_outline_on_the_sheet_first() -> None:
     assert len(picked) == 1 and picked[0] is sources[2]
     assert search.by_mountains(view, sources, 3, 10.0) == []
     assert search.by_mountains(view, sources, 0, 0.03) == []
+
+
+# ---- printer-friendly borders, faint lines, a placement a cell over ----------------------------
+def _solid_lattice(px: int = 40, border: str = "line") -> tuple[np.ndarray, np.ndarray]:
+    """A printer-friendly-like sheet: solid cell lines, 3 u of bare margin and a ``border``: a
+    single line, or a second line 0.2 u outside it ("band"); and its u → image homography."""
+    h = np.array([[px, 0, 3.0 * px], [0, px, 3.0 * px], [0, 0, 1]], float)
+    img = np.full((17 * px, 17 * px), 225, np.uint8)
+    for g in range(12):
+        at = int((3 + g) * px)
+        cv2.line(img, (at, 3 * px), (at, 14 * px), 70, 2)
+        cv2.line(img, (3 * px, at), (14 * px, at), 70, 2)
+    if border == "band":
+        lo, hi = int(2.8 * px), int(14.2 * px)
+        cv2.rectangle(img, (lo, lo), (hi, hi), 70, 2)
+    return img, h
+
+
+@pytest.mark.parametrize("border", ["line", "band"])
+def test_frame_snap_keeps_a_single_border_line_where_no_band_is_printed(border: str) -> None:
+    """With no second line a band's width outside the border, the best "pair" is the border and
+    the paper beside it; the ring must still snap onto the border, not a band's width inside."""
+    img, h = _solid_lattice(border=border)
+    prior = np.zeros((12, 12, 2))
+    prior[:, 0, 0] = prior[0, :, 1] = 0.1  # the ring placed a little inside, on all four sides
+    prior[:, -1, 0] = prior[-1, :, 1] = -0.1
+    snaps = snap.snap_crossings(img, h, 32, prior, 0.15).snapped
+    assert np.abs(snaps[:, [0, -1], 0]).max() < 0.06
+    assert np.abs(snaps[[0, -1], :, 1]).max() < 0.06
+
+
+def test_snaps_peaking_at_the_end_of_their_search_have_no_strength_when_asked() -> None:
+    """A crossing with no line within its search, only the slope of a blurred marker stroke beyond
+    it: its profile is highest at the search's end. Counted, it pulls the field the whole search
+    width; with ``peaks_only`` it has no say, while snaps on lines keep theirs."""
+    img, h = _solid_lattice()
+    stroke = (int(8.7 * 40), int(8.85 * 40))  # 5.7–5.85 u, beside crossing (5, 5)
+    cv2.rectangle(img, (stroke[0], stroke[0]), (stroke[1], stroke[1]), 20, -1)
+    img = cv2.GaussianBlur(img, (0, 0), 3)
+    prior = np.zeros((12, 12, 2))
+    prior[5, 5] = (0.35, 0.35)  # crossing (5, 5) looked for 0.05–0.65 u off its lines…
+    every = snap.snap_crossings(img, h, 32, prior, 0.3, ring=False)
+    peaks = snap.snap_crossings(img, h, 32, prior, 0.3, ring=False, peaks_only=True)
+    assert (every.strength[5, 5] > 0).all()  # …where only the stroke's slope shows
+    assert (peaks.strength[5, 5] == 0).all()
+    on_lines = np.ones((12, 12), bool)
+    on_lines[5, 5] = False
+    assert np.array_equal(every.strength[on_lines], peaks.strength[on_lines])
+
+
+def test_frame_shown_refuses_a_placement_a_cell_over() -> None:
+    """On solid lines a lattice one cell over lies on lines everywhere but on one side, which lies
+    on the bare margin beyond the border."""
+    img, h = _solid_lattice()
+    assert profiles.frame_shown(img, h)
+    for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+        over = h @ np.array([[1, 0, dx], [0, 1, dy], [0, 0, 1]], float)
+        assert not profiles.frame_shown(img, over), (dx, dy)
+
+
+def test_choose_prefers_a_placement_on_the_frame_among_one_sheets() -> None:
+    square = np.array([[100, 100], [430, 100], [430, 430], [100, 430]])
+    framed = _candidate(square, score=4.2, separation=0.0)
+    over = _candidate(square + 30, score=4.5, separation=0.0)
+    over.framed = False
+    assert candidates.choose([over, framed]) is framed
+    alone = _candidate(square, score=4.5, separation=0.0)
+    alone.framed = False
+    assert candidates.choose([alone]) is alone  # no framed placement: the best one still
+
+
+def test_a_faint_refinement_that_walked_off_is_dropped_a_clear_one_kept(monkeypatch) -> None:
+    """The refinement is checked against the hypothesis as found only when its own lines are
+    faint; a clear refinement is kept even where the unrefined outline scores higher."""
+    small = np.zeros((100, 100, 3), np.uint8)
+    hom = np.eye(3)
+    walked = snap.Placed(np.diag([1.1, 1.1, 1.0]), np.ones((12, 12, 2)), np.full((12, 12, 2), 0.3))
+    monkeypatch.setattr(candidates, "refine_coarse_to_fine", lambda darkest, h: walked)
+    monkeypatch.setattr(candidates, "mountain_separation", lambda image, pts: 0.6)
+    monkeypatch.setattr(candidates, "frame_shown", lambda darkest, h: True)
+    tuning = SHIPPED.accept
+    for refined_score, kept in ((0.5, hom), (1.6, walked.homography)):
+        scores = {True: refined_score, False: 3.0}  # the walked-off points, then the outline's
+        monkeypatch.setattr(
+            candidates,
+            "lattice_score",
+            lambda darkest, pts, scores=scores: scores[bool((pts == 1).all())],
+        )
+        checked = candidates.check_hypotheses(small, small[..., 0], [hom], tuning)
+        assert [c.homography is kept for c in checked.passing] == [True], refined_score

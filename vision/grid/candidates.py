@@ -13,10 +13,16 @@ from dataclasses import dataclass, field, replace
 import cv2
 import numpy as np
 
-from vision.grid.profiles import lattice_score, likeness_settles, mountain_separation, share_inside
-from vision.grid.snap import refine_coarse_to_fine
+from vision.grid.profiles import (
+    frame_shown,
+    lattice_score,
+    likeness_settles,
+    mountain_separation,
+    share_inside,
+)
+from vision.grid.snap import Placed, refine_coarse_to_fine
 from vision.grid.tuning import AcceptTuning
-from vision.lattice import area_corners
+from vision.lattice import area_corners, lattice_points
 
 
 @dataclass
@@ -30,6 +36,8 @@ class Candidate:
     corners: np.ndarray  # (4, 2) image px of the refined cell area
     inside: float = 1.0  # share of its cells inside the photo (:func:`share_inside`)
     refined: bool = True  # False: an outline taken as it was (vision.grid.rescue.outline_rescued)
+    #: its four outer lines lie on printed lines (:func:`vision.grid.profiles.frame_shown`)
+    framed: bool = True
 
     @property
     def area(self) -> float:
@@ -123,12 +131,15 @@ def choose(passing: list[Candidate]) -> Candidate | None:
 
     Hypotheses from one quad (cell area, frame outer line, re-anchored) overlap; one with a
     corner a cell too far out has the larger area but fewer lines on the lattice, so among
-    candidates of the same sheet the quality decides, not the area.
+    candidates of the same sheet the quality decides, not the area; among those whose outer lines
+    lie on the frame (:attr:`Candidate.framed`) when there are any (on a printer-friendly sheet a
+    placement a cell over scores its lines as well, and its mountains say nothing).
     """
     if not passing:
         return None
     sheet = max(passing, key=lambda c: c.rank)
     same = [c for c in passing if c is sheet or c.overlaps(sheet)]
+    same = [c for c in same if c.framed] or same
     return max(same, key=lambda c: c.quality)
 
 
@@ -164,12 +175,26 @@ def check_hypotheses(
     show lines. A lattice at least ``clear_lines`` clear (the segment source, whose quads lie on
     the frame's own sides) passes strict with the mountains showing at least
     ``segment_mountains`` (and never contradicting it).
+
+    A refinement whose lines are faint (under ``min_line_contrast``) and score lower than the
+    hypothesis's own is not kept: the hypothesis is checked as it was. Where the dashed lines are
+    faint beside marker symbols (the publisher's colour side B, a grey photocopy), each pass's
+    snaps can pull the lattice a search width towards the symbols, and three passes walk an
+    outline that lay on the lines (0.03 u) half a cell off; the finish, searching 0.15 u, cannot
+    bring it back. Clear lines keep their refinement: a marker-filled sheet's outline can score
+    higher than its refinement while lying 0.6 u off.
     """
     out = Checked()
     for hom in hypotheses:
         placed = refine_coarse_to_fine(darkest, hom)
         pts = placed.points
         score = lattice_score(darkest, pts)
+        if score < tuning.min_line_contrast:  # faint lines: the snaps may have walked it off
+            as_found = lattice_points(hom)
+            score_as_found = lattice_score(darkest, as_found)
+            if score_as_found > score:
+                placed = Placed(hom, as_found, np.zeros_like(placed.disp))
+                pts, score = as_found, score_as_found
         faint = score < tuning.faint_line_contrast
         separation = None if faint else mountain_separation(small, pts)
         if separation is None or not (
@@ -186,6 +211,7 @@ def check_hypotheses(
                 separation,
                 area_corners(pts),
                 share_inside(pts, small.shape),
+                framed=frame_shown(darkest, placed.homography),
             )
         )
     return out

@@ -53,30 +53,70 @@ def finish_grid(
     image: np.ndarray, homography: np.ndarray, disp: np.ndarray, score: float, tuning: GridTuning
 ) -> GridFit:
     """The final refinement of a found lattice (u → photo ``homography``, displacement ``disp``,
-    line ``score``), each crossing's doubt, and the corrections where some are in doubt."""
+    line ``score``), each crossing's doubt, and the corrections where some are in doubt.
+
+    Finished twice, once on every snap and once on the snaps that found a line within their
+    search (``peaks_only``, :func:`vision.grid.snap.snap_crossings`), and the one with fewer
+    doubted crossings kept (the first on a tie). A lattice placed a few tenths of a cell off
+    where the lines are clear is reached only by the snaps that see the line's slope at the end
+    of their search; one placed right where the dashed lines are faint beside marker symbols is
+    walked off onto the symbols by those same snaps (the publisher's colour side B: the cell
+    lines there are fainter than on our renderings).
+    """
     darkest = line_image(image)
-    for _ in range(tuning.finish.final_passes):  # a second pass reaches a corner the first bent to
-        refined = refine(darkest, homography, PX, disp, 0.15)
-        disp = refined.disp
-    now = Crossings(refined.points, refined.disp, refined.doubt())
-    if now.doubted:
-        now = _corrected(image, darkest, now, tuning)
+    now = min(
+        (_finished(image, darkest, homography, disp, tuning, peaks) for peaks in (False, True)),
+        key=lambda c: c.doubted,
+    )
     residual = float(np.median(np.linalg.norm(now.disp, axis=2)))
     return GridFit(
         now.points, homography_from_intersections(now.points), score, residual, now.doubt
     )
 
 
+def _finished(
+    image: np.ndarray,
+    darkest: np.ndarray,
+    homography: np.ndarray,
+    disp: np.ndarray,
+    tuning: GridTuning,
+    peaks_only: bool,
+) -> Crossings:
+    """The crossings snapped from ``homography`` + ``disp`` and corrected where in doubt, every
+    snap on the way taken with ``peaks_only``."""
+    for _ in range(tuning.finish.final_passes):  # a second pass reaches a corner the first bent to
+        refined = refine(darkest, homography, PX, disp, 0.15, peaks_only=peaks_only)
+        disp = refined.disp
+    now = Crossings(refined.points, refined.disp, refined.doubt())
+    if now.doubted:
+        now = _corrected(image, darkest, now, tuning, peaks_only=peaks_only)
+    return now
+
+
 def _corrected(
-    image: np.ndarray, darkest: np.ndarray, now: Crossings, tuning: GridTuning
+    image: np.ndarray,
+    darkest: np.ndarray,
+    now: Crossings,
+    tuning: GridTuning,
+    *,
+    peaks_only: bool = False,
 ) -> Crossings:
     """Re-anchored on the sure crossings (the first tier that gives one, the fewest doubted), then,
-    where some are still doubted, corrected locally (:func:`locally_corrected`)."""
+    where some are still doubted, corrected locally (:func:`locally_corrected`); every snap taken
+    with ``peaks_only``."""
     pts = now.points
     found_score = functools.cache(lambda: lattice_score(darkest, pts))  # once, only if needed
     for tier in sure_tiers(now.doubt, tuning.finish):
         tries = [
-            _unless_degenerate(reanchored, image, darkest, now, sure_u, found_score, tuning.finish)
+            _unless_degenerate(
+                functools.partial(reanchored, peaks_only=peaks_only),
+                image,
+                darkest,
+                now,
+                sure_u,
+                found_score,
+                tuning.finish,
+            )
             for sure_u in tier
         ]
         tries = [t for t in tries if t is not None]
@@ -84,7 +124,8 @@ def _corrected(
             now = min(tries, key=lambda t: t.doubted)
             break
     if now.doubted:
-        now = _unless_degenerate(locally_corrected, image, darkest, now, tuning) or now
+        correct = functools.partial(locally_corrected, peaks_only=peaks_only)
+        now = _unless_degenerate(correct, image, darkest, now, tuning) or now
     return now
 
 
@@ -140,6 +181,8 @@ def reanchored(
     sure_u: float,
     found_score: Callable[[], float],
     tuning: FinishTuning,
+    *,
+    peaks_only: bool = False,
 ) -> Crossings | None:
     """Snap again from a homography through the crossings in no doubt (under ``sure_u``); ``None``
     unless it is better: fewer doubted crossings, the sure ones not moved, the lattice not weaker
@@ -161,7 +204,7 @@ def reanchored(
     prior[~sure] = 0.0  # where in doubt: the homography's own guess
     disp = prior
     for search in (0.3, 0.15):
-        refined = refine(darkest, hom, PX, disp, search)
+        refined = refine(darkest, hom, PX, disp, search, peaks_only=peaks_only)
         disp = refined.disp
     new = Crossings(refined.points, refined.disp, refined.doubt())
     if new.doubted >= now.doubted:
@@ -182,7 +225,12 @@ def reanchored(
 
 
 def locally_corrected(
-    image: np.ndarray, darkest: np.ndarray, now: Crossings, tuning: GridTuning
+    image: np.ndarray,
+    darkest: np.ndarray,
+    now: Crossings,
+    tuning: GridTuning,
+    *,
+    peaks_only: bool = False,
 ) -> Crossings:
     """The crossings after the side pull (:func:`side_pulled`) and the thin-line refit
     (:func:`thin_refit`, when ``thin_refit_doubted`` crossings or more are in doubt), each tried on
@@ -191,8 +239,12 @@ def locally_corrected(
     pulled one, but its mountains straddle cells); a pulled lattice still in doubt is refitted
     once more."""
     many = tuning.finish.thin_refit_doubted
-    pulled = side_pulled(image, darkest, now, tuning.finish)
-    refit = thin_refit(image, darkest, now, tuning) if now.doubted >= many else None
+    pulled = side_pulled(image, darkest, now, tuning.finish, peaks_only=peaks_only)
+    refit = (
+        thin_refit(image, darkest, now, tuning, peaks_only=peaks_only)
+        if now.doubted >= many
+        else None
+    )
     if pulled is not None and refit is not None:
         if mountain_separation(image, refit.points) > mountain_separation(image, pulled.points):
             return refit
@@ -202,12 +254,17 @@ def locally_corrected(
         return now
     if pulled.doubted < many:
         return pulled
-    again = thin_refit(image, darkest, pulled, tuning)
+    again = thin_refit(image, darkest, pulled, tuning, peaks_only=peaks_only)
     return pulled if again is None else again
 
 
 def thin_refit(
-    image: np.ndarray, darkest: np.ndarray, now: Crossings, tuning: GridTuning
+    image: np.ndarray,
+    darkest: np.ndarray,
+    now: Crossings,
+    tuning: GridTuning,
+    *,
+    peaks_only: bool = False,
 ) -> Crossings | None:
     """The lattice refitted on thin lines only, if it fits them clearly better.
 
@@ -226,14 +283,16 @@ def thin_refit(
     disp = _field(pts, np.linalg.inv(hom))
     disp -= ideal_intersections()
     for search in (0.3, 0.15, 0.15):
-        refined = refine(darkest, hom, PX, disp, search, kernel_u=THIN_KERNEL_U)
+        refined = refine(
+            darkest, hom, PX, disp, search, kernel_u=THIN_KERNEL_U, peaks_only=peaks_only
+        )
         disp = refined.disp
     refits = [Crossings(refined.points, refined.disp, refined.doubt())]
     fitted = thin_line_fit(darkest, hom, tuning.line_fit)
     if fitted is not None:
         disp = np.zeros((LINES, LINES, 2))
         for _ in range(finishing.final_passes):
-            refined = refine(darkest, fitted, PX, disp, 0.15)
+            refined = refine(darkest, fitted, PX, disp, 0.15, peaks_only=peaks_only)
             disp = refined.disp
         refits.append(Crossings(refined.points, refined.disp, refined.doubt()))
     score, best = max(((thin_line_score(darkest, r.points), r) for r in refits), key=lambda t: t[0])
@@ -261,7 +320,12 @@ def side_pulls(tuning: FinishTuning) -> list[tuple[int, np.ndarray]]:
 
 
 def side_pulled(
-    image: np.ndarray, darkest: np.ndarray, now: Crossings, tuning: FinishTuning
+    image: np.ndarray,
+    darkest: np.ndarray,
+    now: Crossings,
+    tuning: FinishTuning,
+    *,
+    peaks_only: bool = False,
 ) -> Crossings | None:
     """The lattice with one side pulled in by a line, if it fits the printed lines clearly better.
 
@@ -297,7 +361,7 @@ def side_pulled(
         prior = field.copy()
         prior[..., axis] += pull
         for search in (0.3, 0.15):
-            refined = refine(darkest, hom, PX, prior, search)
+            refined = refine(darkest, hom, PX, prior, search, peaks_only=peaks_only)
             prior = refined.disp
         score = thin_line_score(darkest, refined.points)
         if score > best_score:

@@ -101,6 +101,22 @@ def _profile_fit(profile: np.ndarray, px: int, margin: float) -> tuple[float, fl
     return float(offset[a, b]), float(spacing[a, b]), float(contrast[a, b])
 
 
+def line_profiles(
+    gray_small: np.ndarray, homography: np.ndarray, margin: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """The printed lines' darkness across x and across y (median black-hat profiles, at
+    ``LATTICE_PX`` per u) of the cell area placed by ``homography`` (u → image) and ``margin`` u
+    around it. Medians, not means: a line crosses every row, drawn marks and mountains only a
+    few."""
+    px = LATTICE_PX
+    canon = warp_canonical(
+        gray_small, homography, px, -margin, -margin, GRID + margin, GRID + margin
+    )
+    lines = black_hat(canon, px // 3).astype(np.float32)
+    inner = slice(int((margin + 0.3) * px), int((margin + GRID - 0.3) * px))
+    return median(lines[inner, :], 0), median(lines[:, inner], 1)
+
+
 def lattice_fit(gray_small: np.ndarray, quad_to_u: np.ndarray) -> LatticeFit:
     """Re-anchor a candidate on the dashed lines: the corrected u → photo homography.
 
@@ -110,19 +126,38 @@ def lattice_fit(gray_small: np.ndarray, quad_to_u: np.ndarray) -> LatticeFit:
     pre-check, the real lattice check is :func:`lattice_score` after local refinement.
     """
     margin = 0.8
-    px = LATTICE_PX
-    canon = warp_canonical(
-        gray_small, quad_to_u, px, -margin, -margin, GRID + margin, GRID + margin
-    )
-    lines = black_hat(canon, px // 3).astype(np.float32)
-    inner = slice(int((margin + 0.3) * px), int((margin + GRID - 0.3) * px))
-    # medians, not means: a line crosses every row, drawn marks and mountains only a few
-    col_profile = median(lines[inner, :], 0)
-    row_profile = median(lines[:, inner], 1)
-    ox, sx, cx = _profile_fit(col_profile, px, margin)
-    oy, sy, cy = _profile_fit(row_profile, px, margin)
+    col_profile, row_profile = line_profiles(gray_small, quad_to_u, margin)
+    ox, sx, cx = _profile_fit(col_profile, LATTICE_PX, margin)
+    oy, sy, cy = _profile_fit(row_profile, LATTICE_PX, margin)
     fix = np.array([[sx, 0, ox], [0, sy, oy], [0, 0, 1.0]])  # true u → assumed u
     return LatticeFit(quad_to_u @ fix, min(cx, cy))
+
+
+#: the cell area's border line counts as shown when its median darkness along the side is at least
+#: this share of the median inner line's: the border is printed at least as dark as the cell lines
+#: (a frame band on the colour sheet, a solid border on the printer-friendly one); a lattice a
+#: cell over puts that side on the bare margin beyond the border (docs/printed-sheet.md)
+FRAME_SHOWN_SHARE = 0.5
+
+
+def frame_shown(gray_small: np.ndarray, homography: np.ndarray) -> bool:
+    """Whether all four outer lines of a placed lattice (u → image ``homography``) lie on a printed
+    line: the frame's inner line, not the margin beyond it.
+
+    On printer-friendly sheets a lattice one cell over passes the line check as well as the right
+    one (every inner line lies on a solid line) and the mountains, line art, say nothing; only its
+    one side beyond the frame shows it. Each outer line's darkness is the maximum of
+    :func:`line_profiles` within 0.1 u of it.
+    """
+    margin, px = 0.5, LATTICE_PX
+    near = np.arange(-int(0.1 * px), int(0.1 * px) + 1)
+    for profile in line_profiles(gray_small, homography, margin):
+        at = (margin + np.arange(GRID + 1)) * px - 0.5
+        idx = np.clip(np.round(at[:, None] + near[None, :]).astype(int), 0, len(profile) - 1)
+        dark = profile[idx].max(axis=1)
+        if min(dark[0], dark[-1]) < FRAME_SHOWN_SHARE * float(np.median(dark[1:-1])):
+            return False
+    return True
 
 
 def _profile_score(on: np.ndarray, off: np.ndarray) -> float:

@@ -36,6 +36,15 @@ RING_MAX_U = 0.35  # the ring moves at most this far from the surface's extrapol
 RING_LOCAL_U = 0.2  # a strong frame snap may differ this much from its side's fit (a curled corner)
 #: a crossing whose doubt is above this may be more than 0.15 u off (dev: see docs/reader.md)
 DOUBT_U = 0.12
+#: the frame band's pair of lines stands out of the profile by at least this share of a cell
+#: line's snap on one side of an axis, or there is no band (a missing partner leaves the pair at
+#: the paper's level, near 0; a printed band's fine inner line stands out like a cell line)
+FRAME_PAIR_SHARE = 0.1
+#: …and the border is one thin line on open paper: the searched profile's median under this share
+#: of its peak. A broad printed band fails the pair too but fills the search (0.22 and more on our
+#: line-art family's, darker than the cell lines). Our four art families (80 photos) at 0.15 / 0.2
+#: / 0.25: 15 / 12 / 14 lattices with a crossing over 0.1 u off (20 when every band was paired)
+SINGLE_LINE_LEVEL = 0.2
 DOUBT_WEAK_U = 0.1  # doubt added for a crossing whose snaps are as weak as none
 
 
@@ -77,15 +86,17 @@ def refine(
     search_u: float,
     ring: bool = True,
     kernel_u: float | None = None,
+    peaks_only: bool = False,
 ) -> Refined:
     """Snap the 144 crossings to the printed lines near where ``homography`` (+ ``prior``) puts
     them, and make the snaps a smooth field (:func:`smoothed`).
 
     Each crossing is moved along x by the peak of the vertical line's profile and along y by the
     horizontal line's, searching ``search_u`` around the prior; the outer ring is snapped to the
-    frame band (:func:`snap_crossings`; ``kernel_u``: the black-hat width there).
+    frame band (:func:`snap_crossings`; ``kernel_u``: the black-hat width there; ``peaks_only``:
+    a snap whose profile is highest at the end of the search has no strength).
     """
-    snaps = snap_crossings(image, homography, px, prior, search_u, ring, kernel_u)
+    snaps = snap_crossings(image, homography, px, prior, search_u, ring, kernel_u, peaks_only)
     disp = smoothed(snaps.snapped, snaps.strength, ring)
     return Refined(lattice_points(homography, disp), disp, snaps)
 
@@ -166,6 +177,7 @@ def snap_crossings(
     search_u: float,
     ring: bool = True,
     kernel_u: float | None = None,
+    peaks_only: bool = False,
 ) -> Snaps:
     """Raw snaps of the 144 crossings and their strengths.
 
@@ -177,6 +189,13 @@ def snap_crossings(
     the band lines are not lines of the lattice). Without ``ring`` the outer ring is snapped like
     the inner crossings (the candidate search, which takes the ring from the surface and needs the
     time). The black-hat is a third of a cell wide, or ``kernel_u`` (thin lines only).
+
+    ``peaks_only``: an inner snap whose profile is highest at either end of the searched offsets
+    found no line there, only the slope of something darker beyond the search (a marker stroke
+    half a cell over, where the dashed lines are faint): it gets no strength, so the smooth field
+    is not pulled the whole search width towards it (passes after passes, that pull walks a
+    correctly placed lattice off the faint lines onto the symbols). The frame band's snaps keep
+    theirs.
     """
     margin = 1.2
     canon = warp_canonical(
@@ -192,6 +211,7 @@ def snap_crossings(
     snapped = np.zeros((LINES, LINES, 2))
     strength = np.zeros((LINES, LINES, 2))
     row_index, col_index = np.divmod(np.arange(LINES * LINES), LINES)  # of each ravelled crossing
+    inside = (row_index % GRID != 0) & (col_index % GRID != 0)  # not on the outer ring
     for k in range(2):
         # which arm to average: both inside; only the inward one on the ring rows/columns along it
         along_index, across_index = (row_index, col_index) if k == 0 else (col_index, row_index)
@@ -200,11 +220,19 @@ def snap_crossings(
         peak = peaks(inner)
         value = inner.max(axis=1)
         if ring:
-            _frame_band_peaks(prof, across_index, win, peak, value)
+            lines_lift = (value - median(inner, 1))[inside]
+            _frame_band_peaks(prof, across_index, win, peak, value, float(np.median(lines_lift)))
         centre = (cx, cy)[k]
         offset = (centre - win.search + peak + 0.5) / px - margin - ideal[..., k].ravel()
         snapped[..., k] = offset.reshape(LINES, LINES)
-        strength[..., k] = (value - median(inner, 1)).reshape(LINES, LINES)
+        lift = value - median(inner, 1)
+        if peaks_only:
+            top = np.argmax(inner, axis=1)
+            at_end = (top == 0) | (top == inner.shape[1] - 1)
+            if ring:
+                at_end &= (across_index != 0) & (across_index != GRID)
+            lift = np.where(at_end, 0.0, lift)
+        strength[..., k] = lift.reshape(LINES, LINES)
     return Snaps(snapped, strength)
 
 
@@ -237,10 +265,28 @@ def _line_profiles(
 
 
 def _frame_band_peaks(
-    prof: np.ndarray, across_index: np.ndarray, win: _Window, peak: np.ndarray, value: np.ndarray
+    prof: np.ndarray,
+    across_index: np.ndarray,
+    win: _Window,
+    peak: np.ndarray,
+    value: np.ndarray,
+    line_lift: float,
 ) -> None:
     """On the frame lines (x of columns 0 and 11, y of rows 0 and 11), set ``peak`` and ``value``
-    in place to the band's inner line where the outer one lies beside it."""
+    in place to the band's inner line where the outer one lies beside it.
+
+    Where no second line lies a band's width outside (the printer-friendly sheet's border is a
+    single line), the best pair is a line and the bare paper beside it, and would put the frame
+    line a band's width inside the border (0.2 u off at a corner). Such a pair's weaker member
+    stands out of the profile no more than the paper does: under ``FRAME_PAIR_SHARE`` of
+    ``line_lift`` (the median inner crossing's snap, a cell line; a printed band's fine inner line
+    stands out like one). When the median pair of both sides of this axis is that faint, and the
+    line stands alone on paper (``SINGLE_LINE_LEVEL``: a broad dark band fails a pair the same way
+    but fills the search), the sheet has no band there and the single line's peak is kept.
+    (Decided per axis, not per snap: corners, ticks and fingers make single snaps of a printed
+    band look unpaired, and a lattice still off its lines sees a band on one side only.)
+    """
+    sides = []
     for edge, outward in ((0, -1), (GRID, 1)):
         sel = across_index == edge
         p = prof[sel]
@@ -248,8 +294,23 @@ def _frame_band_peaks(
         best = win.searched[np.argmax(pair_score, axis=1)]
         lo = np.clip(best - 2, 0, p.shape[1] - 5)
         window = np.take_along_axis(p, lo[:, None] + np.arange(5)[None, :], axis=1)
-        peak[sel] = lo - win.extra + peaks(window)
-        value[sel] = pair_score.max(axis=1)
+        paired = pair_score.max(axis=1)
+        level = median(p[:, win.searched], 1)
+        lift = float(np.median(paired - level))
+        thin = float(np.median(level)) < SINGLE_LINE_LEVEL * float(np.median(p.max(axis=1)))
+        sides.append(
+            (
+                sel,
+                lo - win.extra + peaks(window),
+                paired,
+                lift < FRAME_PAIR_SHARE * line_lift and thin,
+            )
+        )
+    if all(single for *_, single in sides):
+        return  # no band: a single border line
+    for sel, band_peak, paired, _ in sides:
+        peak[sel] = band_peak
+        value[sel] = paired
 
 
 def _surface_terms(i: np.ndarray, j: np.ndarray) -> np.ndarray:
