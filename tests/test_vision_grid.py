@@ -9,6 +9,7 @@ import pytest
 from scoring.sides import SIDES
 from vision import grid, orient
 from vision.grid import candidates, finish, linefit, profiles, rescue, search, segments, snap
+from vision.grid import quads as quads_module
 from vision.grid.candidates import FailedLattice
 from vision.grid.finish import Crossings
 from vision.grid.tuning import SHIPPED, FinishTuning, GridTuning, SearchTuning
@@ -821,12 +822,34 @@ def test_the_outline_rescue_takes_an_outline_its_refinement_lost_never_one_a_cel
         assert rescue.outline_rescued(photo, [off_lattice], SHIPPED) is None
 
 
-def test_the_outline_rescue_runs_last_and_only_when_nothing_was_found() -> None:
-    last = search.GRID_PASSES[-1]
-    assert isinstance(last, search.LastResort) and last.judge is rescue.outline_rescued
-    assert last.wanted(np.zeros((10, 10, 3), np.uint8), None, SHIPPED)
+def test_the_outline_rescue_then_the_unbridged_outlines_run_last_only_when_nothing_was_found():
+    *_, rescue_pass, last = search.GRID_PASSES
+    assert isinstance(rescue_pass, search.LastResort)
+    assert rescue_pass.judge is rescue.outline_rescued
+    assert isinstance(last, search.Search) and last.candidates is search.unbridged_frame_outlines
     placed = _candidate(np.array([[0, 0], [10, 0], [10, 10], [0, 10]], float), 2.0, 0.5)
-    assert not last.wanted(np.zeros((10, 10, 3), np.uint8), placed, SHIPPED)
+    for late in (rescue_pass, last):
+        assert late.wanted(np.zeros((10, 10, 3), np.uint8), None, SHIPPED)
+        assert not late.wanted(np.zeros((10, 10, 3), np.uint8), placed, SHIPPED)
+
+
+def test_unbridged_outlines_find_a_thin_frame_beside_printing_close_to_it() -> None:
+    """A thin frame line with a dark strip printed 2 px outside it along one side (a coin track):
+    the undilated mask, at its one threshold, outlines the frame alone."""
+    gray = np.full((400, 400), 230, np.uint8)
+    cv2.rectangle(gray, (100, 100), (300, 300), 60, 1)
+    cv2.rectangle(gray, (40, 303), (360, 330), 60, -1)  # the strip, 2 px below the frame
+
+    def off_frame(quad: np.ndarray) -> float:  # px, its corners in any order of turn
+        square = np.array([[100, 100], [300, 100], [300, 300], [100, 300]], float)
+        corners = quad.reshape(4, 2).astype(float)
+        return min(
+            min(np.linalg.norm(np.roll(c, k, 0) - square, axis=1).max() for k in range(4))
+            for c in (corners, corners[::-1])
+        )
+
+    assert len(list(quads_module._dark_contours(gray, bridged=False))) == 1  # one threshold
+    assert min(map(off_frame, quads_module.quad_candidates(gray, bridged=False))) < 4
 
 
 def test_an_unrefined_outline_stays_as_it_was_when_the_finish_slides_off_its_mountains() -> None:

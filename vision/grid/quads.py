@@ -42,11 +42,14 @@ def quad_hypotheses(quad: np.ndarray) -> list[np.ndarray]:
     return [as_cells, as_cells @ FRAME_OUTER_TO_CELLS]
 
 
-def quad_candidates(gray: np.ndarray, max_candidates: int = 12) -> list[np.ndarray]:
-    """Convex 4-gons in ``gray`` outlined by dark structure, largest first."""
+def quad_candidates(
+    gray: np.ndarray, max_candidates: int = 12, bridged: bool = True
+) -> list[np.ndarray]:
+    """Convex 4-gons in ``gray`` outlined by dark structure, largest first (``bridged``: of the
+    dilated masks, else of the undilated one, :func:`_dark_contours`)."""
     area_min = _min_contour_area(gray)
     found: list[tuple[float, np.ndarray]] = []
-    for contours in _dark_contours(gray):
+    for contours in _dark_contours(gray, bridged):
         for cnt in contours:
             if cv2.contourArea(cnt) < area_min:
                 continue
@@ -84,16 +87,19 @@ def _min_contour_area(gray: np.ndarray) -> float:
     return 0.004 * h * w
 
 
-def _dark_contours(gray: np.ndarray):
+def _dark_contours(gray: np.ndarray, bridged: bool = True):
     """The contours of dark structure (mean-adaptive threshold, dilated), one list per threshold
-    offset (6, 12)."""
+    offset (6, 12); not ``bridged``: those of the stricter threshold undilated only, where a thin
+    solid frame line (the printer-friendly sheet's) that the dilation bridges to the printing
+    around it (coin track, page border) outlines the cell area alone."""
     h, w = gray.shape
     block = max(15, (max(h, w) // 40) | 1)
-    for c in (6, 12):
+    for c, dilated in ((6, True), (12, True)) if bridged else ((12, False),):
         mask = cv2.adaptiveThreshold(
             gray, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, block, c
         )
-        mask = cv2.dilate(mask, np.ones((3, 3), np.uint8))
+        if dilated:
+            mask = cv2.dilate(mask, np.ones((3, 3), np.uint8))
         yield cv2.findContours(mask, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)[0]
 
 
