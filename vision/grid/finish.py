@@ -57,17 +57,18 @@ def finish_grid(
 
     Finished twice, once on every snap and once on the snaps that found a line within their
     search (``peaks_only``, :func:`vision.grid.snap.snap_crossings`), and the one with fewer
-    doubted crossings kept (the first on a tie). A lattice placed a few tenths of a cell off
+    doubted crossings kept (the first on a tie; the second is skipped when the first doubts
+    none). A lattice placed a few tenths of a cell off
     where the lines are clear is reached only by the snaps that see the line's slope at the end
     of their search; one placed right where the dashed lines are faint beside marker symbols is
     walked off onto the symbols by those same snaps (the publisher's colour side B: the cell
     lines there are fainter than on our renderings).
     """
     darkest = line_image(image)
-    now = min(
-        (_finished(image, darkest, homography, disp, tuning, peaks) for peaks in (False, True)),
-        key=lambda c: c.doubted,
-    )
+    now = _finished(image, darkest, homography, disp, tuning, peaks_only=False)
+    if now.doubted:  # none doubted: the second finish could at best tie
+        other = _finished(image, darkest, homography, disp, tuning, peaks_only=True)
+        now = other if other.doubted < now.doubted else now
     residual = float(np.median(np.linalg.norm(now.disp, axis=2)))
     return GridFit(
         now.points, homography_from_intersections(now.points), score, residual, now.doubt

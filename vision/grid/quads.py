@@ -94,11 +94,11 @@ def _dark_contours(gray: np.ndarray, bridged: bool = True):
     around it (coin track, page border) outlines the cell area alone."""
     h, w = gray.shape
     block = max(15, (max(h, w) // 40) | 1)
-    for c, dilated in ((6, True), (12, True)) if bridged else ((12, False),):
+    for c in (6, 12) if bridged else (12,):
         mask = cv2.adaptiveThreshold(
             gray, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, block, c
         )
-        if dilated:
+        if bridged:
             mask = cv2.dilate(mask, np.ones((3, 3), np.uint8))
         yield cv2.findContours(mask, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)[0]
 

@@ -219,13 +219,14 @@ def snap_crossings(
         inner = prof[:, win.searched]
         peak = peaks(inner)
         value = inner.max(axis=1)
+        level = median(inner, 1)
         if ring:
-            lines_lift = (value - median(inner, 1))[inside]
-            _frame_band_peaks(prof, across_index, win, peak, value, float(np.median(lines_lift)))
+            lines_lift = float(np.median((value - level)[inside]))
+            _frame_band_peaks(prof, across_index, win, peak, value, lines_lift)
         centre = (cx, cy)[k]
         offset = (centre - win.search + peak + 0.5) / px - margin - ideal[..., k].ravel()
         snapped[..., k] = offset.reshape(LINES, LINES)
-        lift = value - median(inner, 1)
+        lift = value - level
         if peaks_only:
             top = np.argmax(inner, axis=1)
             at_end = (top == 0) | (top == inner.shape[1] - 1)

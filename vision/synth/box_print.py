@@ -83,13 +83,11 @@ def capital(
     canvas = Image.new("L", (2 * size + 2 * pad, 2 * size + 2 * pad), 0)
     ImageDraw.Draw(canvas).text((pad, pad), letter, fill=255, font=font)
     mask = np.asarray(canvas, np.float32) / 255
-    stroke = max(1, int(round(stroke_u * pen.s)))
-    if style == "hollow":  # the contour just outside the strokes, the strokes left as paper
-        mask = np.clip(cv2.dilate(mask, _disc(2 * stroke + 1)) - mask, 0, 1)
-    elif style == "double":  # the contour and a thin core: two parallel lines per stroke
-        outer = np.clip(cv2.dilate(mask, _disc(2 * stroke + 1)) - mask, 0, 1)
-        core = cv2.erode(mask, _disc(2 * stroke + 1))
-        mask = np.maximum(outer, core)
+    disc = _disc(2 * max(1, int(round(stroke_u * pen.s))) + 1)
+    if style != "filled":  # the contour just outside the strokes, the strokes left as paper…
+        outline = np.clip(cv2.dilate(mask, disc) - mask, 0, 1)
+        # …and for "double" a thin core inside them: two parallel lines per stroke
+        mask = outline if style == "hollow" else np.maximum(outline, cv2.erode(mask, disc))
     ys, xs = np.nonzero(mask > 0.3)
     if len(ys) == 0:
         return False
