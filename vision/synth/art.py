@@ -152,6 +152,7 @@ def _line_art(
     )
     _box_print(pen, ink, bgr(paper), box_rng)
     _plain_header(pen, ink)
+    _ornaments(pen, ink, _side_rng(rng, 1))
     return img, looks
 
 
@@ -199,6 +200,7 @@ def _engraved(
     else:
         draw_season_boxes(pen, side, tuple(int(v) for v in base))
     draw_header(pen, side)
+    _ornaments(pen, ink, _side_rng(rng, 1))
     return img, looks
 
 
@@ -243,6 +245,7 @@ def _woodcut(
     )
     _box_print(pen, ink, bgr(paper), box_rng)
     _plain_header(pen, ink)
+    _ornaments(pen, ink, _side_rng(rng, 1))
     return img, looks
 
 
@@ -443,7 +446,63 @@ def _centre(box: Box) -> tuple[float, float]:
 def _box_print_rng(rng: np.random.Generator) -> np.random.Generator:
     """A generator for :func:`_box_print` seeded from ``rng``'s state without drawing from it, so
     everything else on the sheet and in the photo draws the same numbers with or without it."""
-    return np.random.default_rng(rng.bit_generator.state["state"]["state"] % 2**63)
+    return _side_rng(rng, 0)
+
+
+def _side_rng(rng: np.random.Generator, stream: int) -> np.random.Generator:
+    """An independent generator seeded from ``rng``'s state and ``stream`` without drawing from
+    ``rng`` (stream 0 is the box print's, as it always was)."""
+    state = rng.bit_generator.state["state"]["state"] % 2**63
+    return np.random.default_rng(state if stream == 0 else [state, stream])
+
+
+#: the share of printings of our own families with ornaments whose tips reach into the edge cells,
+#: how many, and how far in (u)
+ORNAMENT_SHARE = 0.35
+ORNAMENTS = (1, 3)
+ORNAMENT_DEPTH_U = (0.08, 0.4)
+ORNAMENT_SHAPES = ("spike", "leaf", "scroll", "pennant")
+
+
+def _ornaments(pen: Pen, ink, rng: np.random.Generator) -> None:
+    """Decorations printed on the grid's edge whose tips reach into a cell: a spike, a leaf, a
+    scroll or a pennant's tail, filled or outlined, in the printing's ink or a grey of it. A
+    printing's title banner or crest may overhang the grid like this; the reader must take such a
+    tip for print, not for a player's mark."""
+    if rng.random() >= ORNAMENT_SHARE:
+        return
+    for _ in range(int(rng.integers(ORNAMENTS[0], ORNAMENTS[1] + 1))):
+        edge = int(rng.integers(4))  # top, right, bottom, left
+        t = float(rng.uniform(0.2, GRID - 0.2))
+        depth = float(rng.uniform(*ORNAMENT_DEPTH_U))
+        half = float(rng.uniform(0.08, 0.35))
+        # the ornament in its own frame: u along the edge, v into the grid (v 0 on the edge)
+        shape = ORNAMENT_SHAPES[int(rng.integers(len(ORNAMENT_SHAPES)))]
+        if shape == "spike":
+            uv = [(-half, -0.25), (half, -0.25), (0.0, depth)]
+        elif shape == "leaf":
+            a = np.linspace(0, 2 * np.pi, 24, endpoint=False)
+            mid = (depth - 0.25) / 2
+            uv = list(zip(half * np.sin(a), mid + (depth + 0.25) / 2 * np.cos(a)))
+        elif shape == "scroll":
+            a = np.linspace(0, 3 * np.pi, 30)
+            r = np.linspace(max(depth, 0.1), 0.03, 30)
+            uv = list(zip(r * np.sin(a) * half / max(depth, 0.1), depth - r - r * np.cos(a) * 0.5))
+        else:  # a pennant's forked tail
+            uv = [(-half, -0.25), (half, -0.25), (half, depth), (0.0, depth * 0.55), (-half, depth)]
+        grey = rng.random() >= 0.6
+        colour = _towards(ink, (235, 235, 235), rng.uniform(0.2, 0.6)) if grey else ink
+        xy = [_edge_point(edge, t, u, v) for u, v in uv]
+        if shape == "scroll" or rng.random() < 0.3:
+            pen.poly(xy, colour, float(rng.uniform(0.02, 0.05)), closed=shape != "scroll")
+        else:
+            pen.fill(xy, colour)
+
+
+def _edge_point(edge: int, t: float, u: float, v: float) -> tuple[float, float]:
+    """The point ``t + u`` along grid edge ``edge`` (0 top, 1 right, 2 bottom, 3 left), ``v`` in."""
+    along = t + u
+    return ((along, v), (GRID - v, along), (along, GRID - v), (v, along))[edge]
 
 
 def _plain_header(pen: Pen, ink) -> None:

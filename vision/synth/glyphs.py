@@ -71,7 +71,7 @@ class RuinsLook:
 
 #: The share of printings whose ruins glyphs carry cracks, and the cracks' stroke width relative to
 #: the outline's.
-CRACKED_SHARE = 0.3
+CRACKED_SHARE = 0.5
 CRACK_WIDTH = 0.6
 
 
