@@ -94,6 +94,37 @@ def test_box_print_varies_and_leaves_the_rest_of_the_sheet_alone(monkeypatch) ->
     assert differ >= 3
 
 
+@pytest.mark.parametrize("family", ["line-art", "engraved", "woodcut"])
+def test_ornaments_reach_only_into_the_edge_cells(family: str, monkeypatch) -> None:
+    """Ornament tips overhang the grid by at most ``ORNAMENT_DEPTH_U`` (plus their stroke); the
+    cells further in are the same pixel for pixel with or without them, and they take nothing
+    from the sheet's generator."""
+    from vision.synth import art
+
+    rng = np.random.default_rng(0)
+    state = rng.bit_generator.state
+    art._side_rng(rng, 1)
+    assert rng.bit_generator.state == state
+
+    reach = art.ORNAMENT_DEPTH_U[1] + 0.06
+    inside = 0
+    for seed in range(4):
+        with monkeypatch.context() as m:
+            m.setattr(art, "ORNAMENT_SHARE", 1.0)
+            with_ = render_art(family, "A", 30.0, "print", np.random.default_rng(seed))
+        with monkeypatch.context() as m:
+            m.setattr(art, "ORNAMENT_SHARE", 0.0)
+            without = render_art(family, "A", 30.0, "print", np.random.default_rng(seed))
+        x0, y0 = (int(round(v)) for v in with_.to_px(reach, reach))
+        x1, y1 = (int(round(v)) for v in with_.to_px(GRID - reach, GRID - reach))
+        assert np.array_equal(with_.image[y0:y1, x0:x1], without.image[y0:y1, x0:x1])
+        gx0, gy0 = (int(round(v)) for v in with_.to_px(0.05, 0.05))
+        gx1, gy1 = (int(round(v)) for v in with_.to_px(GRID - 0.05, GRID - 0.05))
+        changed = with_.image[gy0:gy1, gx0:gx1] != without.image[gy0:gy1, gx0:gx1]
+        inside += bool(changed.any())
+    assert inside >= 3  # with one to three ornaments a sheet, nearly every sheet has a tip inside
+
+
 @pytest.mark.parametrize("style", ["filled", "hollow", "double"])
 def test_big_capitals_are_centred_where_asked(style: str) -> None:
     """A big box capital's ink is centred on the point given, as tall as asked, whatever its

@@ -19,8 +19,9 @@ In the three families of our own, each sheet prints its ruins and mountains in a
 (:mod:`vision.synth.glyphs`: six ruin designs, outlined, filled or hatched, in the ink or an accent
 colour, sometimes on a tinted square; one to three peaks, outlined, tiled or a silhouette), so the
 reader learns that a printed glyph in a ruins cell is not a mark. The looks chosen are in the
-sheet's ``looks``. Any family may also come out of a photocopier (the photo's ``paper`` condition
-``photocopy``).
+sheet's ``looks``. Some of their sheets also print ornaments whose tips overhang the grid's edge
+cells (:func:`_ornaments`). Any family may also come out of a photocopier (the photo's ``paper``
+condition ``photocopy``).
 """
 
 from __future__ import annotations
