@@ -107,17 +107,10 @@ def _corrected(
     with ``peaks_only``."""
     pts = now.points
     found_score = functools.cache(lambda: lattice_score(darkest, pts))  # once, only if needed
+    anchor = functools.partial(reanchored, peaks_only=peaks_only)
     for tier in sure_tiers(now.doubt, tuning.finish):
         tries = [
-            _unless_degenerate(
-                functools.partial(reanchored, peaks_only=peaks_only),
-                image,
-                darkest,
-                now,
-                sure_u,
-                found_score,
-                tuning.finish,
-            )
+            _unless_degenerate(anchor, image, darkest, now, sure_u, found_score, tuning.finish)
             for sure_u in tier
         ]
         tries = [t for t in tries if t is not None]

@@ -151,10 +151,10 @@ def frame_shown(gray_small: np.ndarray, homography: np.ndarray) -> bool:
     """
     margin, px = 0.5, LATTICE_PX
     near = np.arange(-int(0.1 * px), int(0.1 * px) + 1)
+    at = (margin + np.arange(GRID + 1)) * px - 0.5  # each line's place in the profiles
+    window = np.round(at[:, None] + near[None, :]).astype(int)
     for profile in line_profiles(gray_small, homography, margin):
-        at = (margin + np.arange(GRID + 1)) * px - 0.5
-        idx = np.clip(np.round(at[:, None] + near[None, :]).astype(int), 0, len(profile) - 1)
-        dark = profile[idx].max(axis=1)
+        dark = profile[np.clip(window, 0, len(profile) - 1)].max(axis=1)
         if min(dark[0], dark[-1]) < FRAME_SHOWN_SHARE * float(np.median(dark[1:-1])):
             return False
     return True

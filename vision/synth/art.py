@@ -458,10 +458,11 @@ def _side_rng(rng: np.random.Generator, stream: int) -> np.random.Generator:
 
 
 #: the share of printings of our own families with ornaments whose tips reach into the edge cells,
-#: how many, and how far in (u)
+#: how many, how far in and how wide on either side of their axis (u)
 ORNAMENT_SHARE = 0.35
 ORNAMENTS = (1, 3)
 ORNAMENT_DEPTH_U = (0.08, 0.4)
+ORNAMENT_HALF_WIDTH_U = (0.08, 0.35)
 ORNAMENT_SHAPES = ("spike", "leaf", "scroll", "pennant")
 
 
@@ -476,7 +477,7 @@ def _ornaments(pen: Pen, ink, rng: np.random.Generator) -> None:
         edge = int(rng.integers(4))  # top, right, bottom, left
         t = float(rng.uniform(0.2, GRID - 0.2))
         depth = float(rng.uniform(*ORNAMENT_DEPTH_U))
-        half = float(rng.uniform(0.08, 0.35))
+        half = float(rng.uniform(*ORNAMENT_HALF_WIDTH_U))
         # the ornament in its own frame: u along the edge, v into the grid (v 0 on the edge)
         shape = ORNAMENT_SHAPES[int(rng.integers(len(ORNAMENT_SHAPES)))]
         if shape == "spike":
@@ -486,9 +487,10 @@ def _ornaments(pen: Pen, ink, rng: np.random.Generator) -> None:
             mid = (depth - 0.25) / 2
             uv = list(zip(half * np.sin(a), mid + (depth + 0.25) / 2 * np.cos(a)))
         elif shape == "scroll":
+            outer = max(depth, 0.1)  # a spiral winding in from this radius, its tip ``depth`` in
             a = np.linspace(0, 3 * np.pi, 30)
-            r = np.linspace(max(depth, 0.1), 0.03, 30)
-            uv = list(zip(r * np.sin(a) * half / max(depth, 0.1), depth - r - r * np.cos(a) * 0.5))
+            r = np.linspace(outer, 0.03, 30)
+            uv = list(zip(r * np.sin(a) * half / outer, depth - r - r * np.cos(a) * 0.5))
         else:  # a pennant's forked tail
             uv = [(-half, -0.25), (half, -0.25), (half, depth), (0.0, depth * 0.55), (-half, depth)]
         grey = rng.random() >= 0.6
