@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -406,6 +407,7 @@ def test_the_boxes_of_synthetic_photos_read_as_written(photos):
 
 
 def test_train_digits_quick_saves_a_model_that_loads_without_pickle(tmp_path):
+    from vision.cell_numbers import HEADS, N_CELL_INPUTS
     from vision.digits import N_FEATURES
     from vision.digits_train import train_digits
     from vision.inference import ConvNet, Network
@@ -416,6 +418,10 @@ def test_train_digits_quick_saves_a_model_that_loads_without_pickle(tmp_path):
     assert {type(n) for n in back.networks} == {Network, ConvNet}  # both kinds, both saved
     x = np.random.default_rng(0).random(size=(5, N_FEATURES)).astype(np.float32)
     assert np.allclose(back.probabilities(x), model.probabilities(x), atol=1e-5)
+    assert len(back.cell_networks) == 1 and back.cell_networks[0].heads == HEADS
+    cells = np.random.default_rng(1).random(size=(3, N_CELL_INPUTS)).astype(np.float32)
+    assert np.allclose(back.cell_probabilities(cells), model.cell_probabilities(cells), atol=1e-5)
+    assert np.allclose(back.cell_probabilities(cells).sum(axis=1), len(HEADS), atol=1e-4)
     assert back.meta["command"].endswith("--quick")
     assert back.meta["validation"]["load_digits_test_accuracy"] > 0.3  # far above chance (0.1)
 
@@ -466,6 +472,30 @@ def test_a_convnet_survives_the_model_file():
     back = from_arrays(to_arrays(net, "n/"), "n/")
     x = rng.random((4, 65)).astype(np.float32)
     assert back.side == 8 and np.array_equal(back.predict_proba(x), net.predict_proba(x))
+    assert back.heads == () and np.allclose(back.predict_proba(x).sum(axis=1), 1.0)
+    grouped = replace(net, heads=(1, 2))  # a softmax of its own for each group of outputs
+    back = from_arrays(to_arrays(grouped, "n/"), "n/")
+    assert back.heads == (1, 2)
+    p = back.predict_proba(x)
+    assert np.allclose(p[:, 0], 1.0) and np.allclose(p[:, 1:].sum(axis=1), 1.0)
+    assert not np.allclose(p, net.predict_proba(x))
+
+
+def test_the_numpy_convnet_computes_pytorchs_softmax_per_head():
+    torch = pytest.importorskip("torch")
+    from vision.convnet_train import ConvNetRecipe, _module, export_convnet
+
+    torch.manual_seed(3)
+    side, heads = 16, (3, 4)
+    net = _module(side, 2, sum(heads), ConvNetRecipe(width=4, hidden=8)).eval()
+    rng = np.random.default_rng(4)
+    pictures = rng.random((5, side * side)).astype(np.float32)
+    numbers = rng.normal(size=(5, 2)).astype(np.float32)
+    ours = export_convnet(net, np.zeros(2), np.ones(2), np.arange(7), side, heads)
+    with torch.no_grad():
+        raw = net(torch.from_numpy(pictures).view(-1, 1, side, side), torch.from_numpy(numbers))
+    theirs = np.hstack([torch.softmax(raw[:, :3], 1).numpy(), torch.softmax(raw[:, 3:], 1).numpy()])
+    assert np.abs(ours.predict_proba(np.hstack([pictures, numbers])) - theirs).max() < 1e-5
 
 
 _READ_BOXES_IN_A_FRESH_PROCESS = """

@@ -38,6 +38,9 @@ class ConvNetRecipe:
     shear: float = 0.2
     zoom: float = 0.1  # largest change of size, as a share
     shift_px: float = 1.5  # largest move, picture pixels
+    #: largest change of a picture's brightness, as a log factor; 0: each picture scaled to its
+    #: darkest pixel (a character's ink is all that matters, not how dark it is)
+    gain: float = 0.0
 
 
 def require_torch():
@@ -51,7 +54,7 @@ def require_torch():
     return torch
 
 
-def _module(side: int, n_numbers: int, n_classes: int, recipe: ConvNetRecipe):
+def _module(side: int, n_numbers: int, n_outputs: int, recipe: ConvNetRecipe):
     """The PyTorch network :class:`~vision.inference.ConvNet` computes."""
     torch = require_torch()
     nn, f = torch.nn, torch.nn.functional
@@ -65,7 +68,7 @@ def _module(side: int, n_numbers: int, n_classes: int, recipe: ConvNetRecipe):
                 + [nn.Conv2d(2 * w, 4 * w, 3, padding=1)]
             )
             self.hidden = nn.Linear(4 * w * (side // 8) ** 2 + n_numbers, recipe.hidden)
-            self.out = nn.Linear(recipe.hidden, n_classes)
+            self.out = nn.Linear(recipe.hidden, n_outputs)
             self.drop = nn.Dropout(recipe.dropout)
 
         def forward(self, picture, numbers):
@@ -79,7 +82,8 @@ def _module(side: int, n_numbers: int, n_classes: int, recipe: ConvNetRecipe):
 
 
 def _jitter(pictures, recipe: ConvNetRecipe, generator):
-    """The batch's pictures each turned, sheared, scaled and moved a little, peak scaled to 1."""
+    """The batch's pictures each turned, sheared, scaled and moved a little, then peak scaled to
+    1 or (``recipe.gain``) made a little lighter or darker."""
     torch = require_torch()
     f = torch.nn.functional
     n, side = pictures.shape[0], pictures.shape[-1]
@@ -96,6 +100,8 @@ def _jitter(pictures, recipe: ConvNetRecipe, generator):
     theta[:, :, 2] = uniform(n, 2) * (2 * recipe.shift_px / side)
     grid = f.affine_grid(theta, list(pictures.shape), align_corners=False)
     out = f.grid_sample(pictures, grid, align_corners=False, padding_mode="zeros")
+    if recipe.gain > 0:
+        return out * torch.exp(uniform(n) * recipe.gain).view(-1, 1, 1, 1)
     return out / out.flatten(1).amax(1).clamp_min(1e-6).view(-1, 1, 1, 1)
 
 
@@ -106,13 +112,32 @@ def train_convnet(
     seed: int,
     recipe: ConvNetRecipe = ConvNetRecipe(),
     log: Callable[[str], None] = lambda _: None,
+    heads: tuple[int, ...] = (),
 ) -> ConvNet:
     """A :class:`~vision.inference.ConvNet` fitted on (N, side²) ``pictures``, (N, E) ``numbers``
-    and (N,) integer ``labels``, from the start ``seed`` gives."""
+    and (N,) integer ``labels``, from the start ``seed`` gives. With ``heads`` (the sizes of
+    softmax groups), ``labels`` is (N, len(heads)): each group's class, or a negative number where
+    a row has none (a digit the number does not have)."""
     torch = require_torch()
     f = torch.nn.functional
     side = int(round(np.sqrt(pictures.shape[1])))
-    classes = np.unique(labels)
+    classes = np.arange(sum(heads)) if heads else np.unique(labels)
+    ends = np.cumsum(heads).tolist()
+
+    def loss_of(raw, target):
+        if not heads:
+            return f.cross_entropy(raw, target)
+        parts = [
+            f.cross_entropy(raw[:, e - n : e], target[:, k], ignore_index=-1, reduction="sum")
+            for k, (n, e) in enumerate(zip(heads, ends))
+        ]
+        return sum(parts) / len(target)
+
+    def probabilities(raw):
+        if not heads:
+            return f.softmax(raw, 1)
+        return torch.cat([f.softmax(raw[:, e - n : e], 1) for n, e in zip(heads, ends)], 1)
+
     mean = numbers.mean(axis=0).astype(np.float64)
     scale = numbers.std(axis=0).astype(np.float64) + 1e-6
     torch.manual_seed(seed)
@@ -120,7 +145,8 @@ def train_convnet(
     net = _module(side, numbers.shape[1], len(classes), recipe)
     x = torch.from_numpy(np.ascontiguousarray(pictures, np.float32)).view(-1, 1, side, side)
     e = torch.from_numpy(((numbers - mean) / scale).astype(np.float32))
-    y = torch.from_numpy(np.searchsorted(classes, labels).astype(np.int64))
+    target = np.where(labels < 0, -1, labels) if heads else np.searchsorted(classes, labels)
+    y = torch.from_numpy(np.asarray(target, np.int64))
     n, batch = len(y), recipe.batch
     optimiser = torch.optim.AdamW(net.parameters(), weight_decay=recipe.weight_decay)
     schedule = torch.optim.lr_scheduler.OneCycleLR(
@@ -132,7 +158,7 @@ def train_convnet(
         total = 0.0
         for start in range(0, n, batch):
             rows = order[start : start + batch]
-            loss = f.cross_entropy(net(_jitter(x[rows], recipe, generator), e[rows]), y[rows])
+            loss = loss_of(net(_jitter(x[rows], recipe, generator), e[rows]), y[rows])
             optimiser.zero_grad()
             loss.backward()
             optimiser.step()
@@ -140,17 +166,17 @@ def train_convnet(
             total += float(loss.detach()) * len(rows)
         log(f"  epoch {epoch + 1}/{recipe.epochs}: loss {total / n:.4f}")
     net.eval()
-    exported = export_convnet(net, mean, scale, classes, side)
+    exported = export_convnet(net, mean, scale, classes, side, heads)
     probe = np.hstack([pictures[:256], numbers[:256]]).astype(np.float32)
     with torch.no_grad():
-        theirs = f.softmax(net(x[:256], e[:256]), 1).numpy()
+        theirs = probabilities(net(x[:256], e[:256])).numpy()
     gap = float(np.abs(exported.predict_proba(probe) - theirs).max(initial=0.0))
     if gap > EXPORT_TOLERANCE:
         raise ValueError(f"the numpy copy of the convolutional network differs by {gap:.2g}")
     return exported
 
 
-def export_convnet(net, mean, scale, classes, side: int) -> ConvNet:
+def export_convnet(net, mean, scale, classes, side: int, heads: tuple[int, ...] = ()) -> ConvNet:
     """The numpy :class:`~vision.inference.ConvNet` of a fitted PyTorch network of
     :func:`_module`'s shape."""
 
@@ -166,4 +192,5 @@ def export_convnet(net, mean, scale, classes, side: int) -> ConvNet:
         weights=(array(net.hidden.weight).T.copy(), array(net.out.weight).T.copy()),
         biases=(array(net.hidden.bias), array(net.out.bias)),
         classes=np.asarray(classes),
+        heads=tuple(heads),
     )

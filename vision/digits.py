@@ -23,6 +23,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.cell_numbers import HEADS, N_CELL_INPUTS
 from vision.inference import ConvNet, Network, from_arrays, to_arrays
 
 PATCH = 16  # side of the normalised patch, px
@@ -42,6 +43,7 @@ SHAPE_COLUMNS = slice(N_FEATURES - len(SHAPE_NAMES) - 1, N_FEATURES)  # …and n
 N_CONV_INPUTS = PATCH * PATCH + len(SHAPE_NAMES) + 1
 MODEL_DIR = Path(__file__).resolve().parent.parent / "models"
 PREFIX = "digits/"
+CELL_PREFIX = "cells/"  # the whole-cell networks (vision.cell_numbers) in the same file
 
 
 def stroke_directions(patch: np.ndarray) -> np.ndarray:
@@ -111,10 +113,22 @@ def conv_inputs(features: np.ndarray) -> np.ndarray:
 @dataclass(frozen=True)
 class DigitModel:
     """The exported networks and what they were trained on. Each kind's probabilities are
-    averaged (perceptrons, convolutional networks), then the kinds' means."""
+    averaged (perceptrons, convolutional networks), then the kinds' means. ``cell_networks``
+    read a writing cell whole (:mod:`vision.cell_numbers`); their probabilities are averaged."""
 
     networks: tuple[Network | ConvNet, ...]
     meta: dict = field(default_factory=dict)
+    cell_networks: tuple[ConvNet, ...] = ()
+
+    def cell_probabilities(self, rows: np.ndarray) -> np.ndarray:
+        """(N, sum(HEADS)) the whole-cell networks' mean probabilities of cell rows
+        (:func:`vision.cell_numbers.cell_picture`), each head's softmax side by side."""
+        out = np.zeros((len(rows), sum(HEADS)), np.float32)
+        if len(rows) == 0 or not self.cell_networks:
+            return out
+        for network in self.cell_networks:
+            out += network.predict_proba(np.asarray(rows, np.float32)) / len(self.cell_networks)
+        return out
 
     def probabilities(self, features: np.ndarray) -> np.ndarray:
         """(N, len(CLASSES)) class probabilities of feature rows (:data:`N_FEATURES` columns)."""
@@ -146,6 +160,12 @@ class DigitModel:
                 return (
                     f"a {name} reads {network.n_features_in_} features, this version makes {want}"
                 )
+        for network in self.cell_networks:
+            if network.n_features_in_ != N_CELL_INPUTS or network.heads != HEADS:
+                return (
+                    f"a whole-cell network reads {network.n_features_in_} inputs into heads "
+                    f"{network.heads}, this version needs {N_CELL_INPUTS} into {HEADS}"
+                )
         return None
 
     def save(self, directory: Path) -> tuple[Path, Path]:
@@ -155,6 +175,8 @@ class DigitModel:
         arrays = {}
         for k, network in enumerate(self.networks):
             arrays.update(to_arrays(network, f"{PREFIX}{k}/"))
+        for k, network in enumerate(self.cell_networks):
+            arrays.update(to_arrays(network, f"{CELL_PREFIX}{k}/"))
         np.savez_compressed(npz, **arrays)
         meta.write_text(json.dumps(self.meta, indent=1) + "\n")
         return npz, meta
@@ -168,15 +190,21 @@ def load_digit_model(directory: Path | str = MODEL_DIR) -> DigitModel:
     directory = Path(directory)
     with np.load(directory / "digits.npz", allow_pickle=False) as arrays:
         data = {k: arrays[k] for k in arrays.files}
-    count = 0
-    while f"{PREFIX}{count}/kind" in data:
-        count += 1
-    networks = tuple(from_arrays(data, f"{PREFIX}{k}/") for k in range(count))
+
+    def stored(prefix: str) -> tuple:
+        count = 0
+        while f"{prefix}{count}/kind" in data:
+            count += 1
+        return tuple(from_arrays(data, f"{prefix}{k}/") for k in range(count))
+
+    networks, cell_networks = stored(PREFIX), stored(CELL_PREFIX)
     meta_path = directory / "digits.json"
     meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
     if not networks or not all(isinstance(n, (Network, ConvNet)) for n in networks):
         raise ValueError("models/digits.npz must hold networks: run cartographers train-digits")
-    model = DigitModel(networks, meta)
+    if not all(isinstance(n, ConvNet) for n in cell_networks):
+        raise ValueError("models/digits.npz: its whole-cell readers must be convolutional networks")
+    model = DigitModel(networks, meta, cell_networks)
     problem = model.input_problem()
     if problem:
         raise ValueError(f"models/digits.npz: {problem}: run cartographers train-digits")

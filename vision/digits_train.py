@@ -24,6 +24,7 @@ from dataclasses import asdict
 import cv2
 import numpy as np
 
+from vision.cell_numbers import CELL_SIDE, HEADS, cell_picture, number_labels
 from vision.convnet_train import ConvNetRecipe, require_torch
 from vision.digits import (
     CLASSES,
@@ -54,7 +55,19 @@ CONVNET = {"full": ConvNetRecipe(), "quick": ConvNetRecipe(epochs=2)}
 GENERATED = {"full": 1500, "quick": 40}  # generated examples per character class
 SCRIBBLED = {"full": 1500, "quick": 50}
 PRINT_RENDERS = {"full": 12, "quick": 1}  # degraded copies of each empty printing
-PHOTOS = {"full": 600, "quick": 2}  # synthetic photos whose written cells are harvested
+PHOTOS = {"full": 600, "quick": 2}  # synthetic photos whose written cells' blobs are harvested
+#: synthetic photos whose writing cells are harvested whole, for the whole-cell network (the first
+#: ``PHOTOS`` of them also give their blobs); each strip is sampled twice, the second time off by
+#: ``CELL_SHIFT_U`` (a standard deviation, u) as a grid found in a photo may be
+CELL_PHOTOS = {"full": 2400, "quick": 4}
+CELL_SHIFT_U = 0.04
+CELL_CONVNETS = {"full": 2, "quick": 1}  # averaged, as the character networks are
+CELL_CONVNET = {
+    "full": ConvNetRecipe(
+        width=32, hidden=256, epochs=8, turn=0.12, shear=0.15, zoom=0.12, shift_px=2.0, gain=0.3
+    ),
+    "quick": ConvNetRecipe(width=8, hidden=32, epochs=1, gain=0.3),
+}
 PRINT_WEIGHT = 6  # each empty printed cell's blob counts this many times (printed letters are few)
 PHOTO_WEIGHT = 3  # each blob from a photo counts as this many examples (they are few, and real)
 #: photo seeds: DIGITS_SEED_BASE + 10_000·seed + i (neither the reader's training nor benchmarks)
@@ -263,8 +276,11 @@ def build_data(seed: int, recipe: str, log: Callable[[str], None]) -> dict:
     printed = print_examples(PRINT_RENDERS[recipe], rng)
     log(f"print: {len(printed)} blobs of empty printed cells")
     t0 = time.time()
-    photo_x, photo_y = photo_examples(PHOTOS[recipe], seed)
-    log(f"photos: {len(photo_x)} blobs of {PHOTOS[recipe]} photos in {time.time() - t0:.0f} s")
+    photo_x, photo_y, cells, cell_y = photo_examples(PHOTOS[recipe], CELL_PHOTOS[recipe], seed)
+    log(
+        f"photos: {len(photo_x)} blobs of {PHOTOS[recipe]} photos, {len(cells)} cells of "
+        f"{CELL_PHOTOS[recipe]} photos in {time.time() - t0:.0f} s"
+    )
     x, y = _stack(
         real_x + gen_x + printed * PRINT_WEIGHT + photo_x * PHOTO_WEIGHT,
         list(bunch.target[train])
@@ -274,6 +290,7 @@ def build_data(seed: int, recipe: str, log: Callable[[str], None]) -> dict:
     )
     return {
         "train": (x, y),
+        "cells": (np.array(cells, np.float32), np.array(cell_y, np.int64)),
         "load_digits_test": real_test,
         "generator_test": _stack(held_x, held_y),
     }
@@ -311,6 +328,47 @@ def fit(
     return DigitModel(tuple(networks))
 
 
+CELL_ROWS_PER_PHOTO = 42  # 21 writing cells, sampled twice
+CELL_HELD_OUT = 20  # every this-many-th photo's cells are kept for the validation figure
+
+
+def fit_cells(
+    rows: np.ndarray, labels: np.ndarray, seed: int, quick: bool, log: Callable[[str], None] = print
+) -> tuple:
+    """``CELL_CONVNETS`` whole-cell networks (:mod:`vision.cell_numbers`) fitted on cell rows and
+    their (N, len(HEADS)) labels, each from its own start."""
+    from vision.convnet_train import train_convnet
+
+    recipe = "quick" if quick else "full"
+    area = CELL_SIDE * CELL_SIDE
+    pictures, numbers = rows[:, :area], rows[:, area:]
+    networks = []
+    for k in range(CELL_CONVNETS[recipe]):
+        log(f"whole-cell network {k + 1}/{CELL_CONVNETS[recipe]}:")
+        networks.append(
+            train_convnet(
+                pictures, numbers, labels, 1000 * seed + 500 + k, CELL_CONVNET[recipe], log, HEADS
+            )
+        )
+    return tuple(networks)
+
+
+def cell_accuracy(model: DigitModel, rows: np.ndarray, labels: np.ndarray) -> tuple[float, float]:
+    """(written cells whose likeliest number is theirs, blank cells read blank) of labelled cell
+    rows, by the whole-cell networks alone."""
+    from vision.cell_numbers import LAYOUTS, number_candidates
+
+    right = {True: [], False: []}
+    for probs, lab in zip(model.cell_probabilities(rows), labels):
+        digits = "".join(str(d) for d in reversed(lab[1:]) if d >= 0)
+        sign = "-" if LAYOUTS[lab[0]].startswith("-") else ""
+        true = int(sign + digits) if digits else None
+        cands = number_candidates(probs, signed=True)
+        right[true is None].append(max(cands, key=cands.get) == true)
+    share = lambda xs: float(np.mean(xs)) if xs else float("nan")  # noqa: E731
+    return share(right[False]), share(right[True])
+
+
 def train_digits(seed: int, quick: bool = False, log: Callable[[str], None] = print) -> DigitModel:
     """Build the data, fit, and measure; the model's ``meta`` records how and how well."""
     import sklearn
@@ -319,11 +377,19 @@ def train_digits(seed: int, quick: bool = False, log: Callable[[str], None] = pr
     data = build_data(seed, "quick" if quick else "full", log)
     x, y = data["train"]
     model = fit(x, y, seed, quick, log)
+    cells, cell_y = data["cells"]
+    every = max(2, min(CELL_HELD_OUT, len(cells) // CELL_ROWS_PER_PHOTO))
+    held = (np.arange(len(cells)) // CELL_ROWS_PER_PHOTO) % every == every - 1
+    whole = fit_cells(cells[~held], cell_y[~held], seed, quick, log)
+    model = DigitModel(model.networks, cell_networks=whole)
     counts = {CLASSES[k]: int((y == k).sum()) for k in range(len(CLASSES))}
+    cell_numbers, cell_blanks = cell_accuracy(model, cells[held], cell_y[held])
     figures = {
         "load_digits_test_accuracy": _accuracy(model, *data["load_digits_test"]),
         "generator_test_accuracy": _accuracy(model, *data["generator_test"]),
         "train_accuracy": _accuracy(model, x, y),
+        "cell_test_numbers_exact": cell_numbers,
+        "cell_test_blanks_exact": cell_blanks,
     }
     log(", ".join(f"{k} {v:.4f}" for k, v in figures.items()))
     meta = {
@@ -336,7 +402,14 @@ def train_digits(seed: int, quick: bool = False, log: Callable[[str], None] = pr
         "alpha": ALPHA,
         "networks": len(model.networks),
         "convnet": asdict(CONVNET["quick" if quick else "full"]),
+        "cell_networks": len(model.cell_networks),
+        "cell_convnet": asdict(CELL_CONVNET["quick" if quick else "full"]),
         "examples": counts,
+        "cell_examples": {
+            "photos": CELL_PHOTOS["quick" if quick else "full"],
+            "cells": int((~held).sum()),
+            "held_out": int(held.sum()),
+        },
         "validation": {k: round(v, 4) for k, v in figures.items()},
         "seconds": round(time.time() - t0, 1),
         "versions": {
@@ -348,36 +421,72 @@ def train_digits(seed: int, quick: bool = False, log: Callable[[str], None] = pr
             "platform": platform.platform(),
         },
     }
-    return DigitModel(model.networks, meta)
+    return DigitModel(model.networks, meta, model.cell_networks)
 
 
-# ---- blobs harvested from synthetic photos ---------------------------------------------------
+# ---- blobs and cells harvested from synthetic photos -----------------------------------------
 
 
-def _photo_blobs(seed: int) -> tuple[list, list]:
-    """The labelled blobs of one synthetic photo's writing cells, read as the reader reads them
-    from the true grid.
+def _photo_art(seed: int) -> str:
+    """The printing of harvest photo ``seed``: our look-alike for even seeds, the other art
+    families in turn for odd ones.
+
+    >>> [_photo_art(s) for s in range(6)]
+    ['lookalike', 'line-art', 'lookalike', 'engraved', 'lookalike', 'woodcut']
+    """
+    from vision.synth.art import ART_FAMILIES
+
+    return ART_FAMILIES[1 + (seed // 2) % (len(ART_FAMILIES) - 1)] if seed % 2 else "lookalike"
+
+
+def _photo_examples(task: tuple[int, bool]) -> tuple[list, list, list, list]:
+    """One synthetic photo's labelled blobs (when ``task`` asks for them) and labelled whole
+    writing cells (:func:`vision.cell_numbers.cell_picture`, with
+    :func:`~vision.cell_numbers.number_labels`), read as the reader reads them from the true grid;
+    the cells a second time from a grid ``CELL_SHIFT_U`` off.
 
     A blank cell's blobs are print or smudges; a written cell whose blobs are as many as its
     number's characters gives each blob its character, left to right; other cells (touching
-    characters, crossed-out numbers) give nothing."""
+    characters, crossed-out numbers) give no blob. Every cell gives its whole picture, labelled
+    with what was last written in it."""
     cv2.setNumThreads(1)
     from vision import season_boxes
     from vision.coins.track import _curl_model, refine_track
     from vision.load import load_photo
     from vision.synth import make_photo
-    from vision.synth.art import ART_FAMILIES
 
+    seed, with_blobs = task
     rng = np.random.default_rng(seed)
-    art = ART_FAMILIES[seed % len(ART_FAMILIES)] if seed % 2 else "lookalike"
-    photo = make_photo(seed, art_family=art, megapixels=float(rng.uniform(1.5, 4.0)))
+    photo = make_photo(seed, art_family=_photo_art(seed), megapixels=float(rng.uniform(1.2, 4.0)))
     loaded = load_photo(photo.jpeg)
     # the grid where the truth puts it: the reader's own mapping from there on
     crossings = np.asarray(photo.truth["intersections"], np.float64) / loaded.scale
     to_photo = refine_track(loaded.image, _curl_model(crossings))
-    strip = season_boxes.sample_strip(loaded.image, to_photo)
     truth = photo.truth["written"]
-    return _label_strip(strip, truth)
+    strip = season_boxes.sample_strip(loaded.image, to_photo)
+    xs, ys = _label_strip(strip, truth) if with_blobs else ([], [])
+    du, dv = rng.normal(0.0, CELL_SHIFT_U, 2)
+    off = season_boxes.sample_strip(loaded.image, lambda u, v: to_photo(u + du, v + dv))
+    cells, labels = _label_cells(strip, truth)
+    more, more_labels = _label_cells(off, truth)
+    return xs, ys, cells + more, labels + more_labels
+
+
+def _label_cells(strip: np.ndarray, truth: dict) -> tuple[list, list]:
+    """Every writing cell of a sampled strip as the whole-cell network's row, and its labels."""
+    from scoring.written import WrittenScores
+    from vision import season_boxes
+    from vision.bench_written import cell_values
+
+    values = cell_values(WrittenScores.from_json(truth))
+    cells, line, grain = season_boxes.strip_cells(strip, BOX_PX)
+    rows, labels = [], []
+    for key, d in cells.items():
+        value = values[key]
+        text = "" if value is None else _written_text(key, value, truth)
+        rows.append(cell_picture(remove_borders(d, BOX_PX), key, line, grain))
+        labels.append(number_labels(text))
+    return rows, labels
 
 
 def _label_strip(strip: np.ndarray, truth: dict) -> tuple[list, list]:
@@ -413,13 +522,15 @@ def _written_text(key: str, value: int, truth: dict) -> str:
     return str(value)
 
 
-def photo_examples(n: int, seed: int, workers: int = 2) -> tuple[list, list]:
-    """Labelled blobs of ``n`` synthetic photos, made and read by ``workers`` processes."""
+def photo_examples(
+    n_blobs: int, n_cells: int, seed: int, workers: int = 2
+) -> tuple[list, list, list, list]:
+    """Labelled blobs of ``n_blobs`` synthetic photos and labelled whole cells of ``n_cells``
+    (the same photos first), made and read by ``workers`` processes."""
     from multiprocessing import get_context
 
-    seeds = [DIGITS_SEED_BASE + 10_000 * seed + i for i in range(n)]
+    n = max(n_blobs, n_cells)
+    tasks = [(DIGITS_SEED_BASE + 10_000 * seed + i, i < n_blobs) for i in range(n)]
     with get_context("spawn").Pool(workers) as pool:
-        parts = pool.map(_photo_blobs, seeds, chunksize=1)
-    xs = [x for part in parts for x in part[0]]
-    ys = [y for part in parts for y in part[1]]
-    return xs, ys
+        parts = pool.map(_photo_examples, tasks, chunksize=1)
+    return tuple([row for part in parts for row in part[k]] for k in range(4))

@@ -216,6 +216,9 @@ class ConvNet:
     weights: tuple[np.ndarray, ...]  # one (in, out) matrix per dense layer
     biases: tuple[np.ndarray, ...]
     classes: np.ndarray
+    #: the outputs' groups, each with a softmax of its own (a number's layout, then each digit);
+    #: empty: one softmax over every output
+    heads: tuple[int, ...] = ()
 
     @property
     def n_features_in_(self) -> int:
@@ -239,7 +242,11 @@ class ConvNet:
             np.maximum(h, 0, out=h)  # ReLU after pooling: the same, on a quarter of the values
         maps = h.transpose(0, 3, 1, 2).reshape(n, -1)  # flattened channel by channel
         numbers = (x[:, area:] - self.mean.astype(np.float32)) / self.scale.astype(np.float32)
-        return softmax(_dense(np.concatenate([maps, numbers], axis=1), self.weights, self.biases))
+        raw = _dense(np.concatenate([maps, numbers], axis=1), self.weights, self.biases)
+        if not self.heads:
+            return softmax(raw)
+        ends = np.cumsum(self.heads)
+        return np.hstack([softmax(raw[:, e - n : e]) for n, e in zip(self.heads, ends)])
 
 
 def _network_from_sklearn(pipeline) -> Network:
@@ -355,6 +362,8 @@ def to_arrays(model: Network | ConvNet | BoostedTrees, prefix: str) -> dict[str,
         layers = ["weights", "biases"]
         if isinstance(model, ConvNet):
             out[f"{prefix}side"] = np.array(model.side)
+            if model.heads:
+                out[f"{prefix}heads"] = np.array(model.heads)
             layers += ["kernels", "kernel_biases"]
         # Training keeps the MLPs' weights in half
         # precision; the file keeps them so (half the size).
@@ -418,6 +427,7 @@ def from_arrays(arrays, prefix: str) -> Network | ConvNet | BoostedTrees:
             side=int(arrays[f"{prefix}side"]),
             kernels=layers("kernels"),
             kernel_biases=layers("kernel_biases"),
+            heads=tuple(int(n) for n in arrays.get(f"{prefix}heads", ())),
             **common,
         )
     if kind == "trees":

@@ -30,6 +30,7 @@ import cv2
 import numpy as np
 
 from scoring.written import PARTS, SEASON_NAMES, WrittenScores, WrittenSeason
+from vision.cell_numbers import cell_picture, number_candidates
 from vision.digits import (
     CLASSES,
     MANY,
@@ -88,6 +89,8 @@ SLIP_ODDS = 0.08
 #: total in a season, weighs this much less: a box is filled in at the season's end, all of it,
 #: and the final after winter (a printed letter read as "0" in an empty box)
 OPEN_BOX_ODDS = 0.01
+#: the whole-cell network's share of a cell's candidate numbers (the character reader has the rest)
+WHOLE_CELL_WEIGHT = 0.7
 
 
 @dataclass(frozen=True)
@@ -490,8 +493,13 @@ def read_strip(strip: np.ndarray, model: DigitModel, px: int = BOX_PX) -> Writte
     cells, line, grain = strip_cells(strip, px)
     reads = {}
     for key, d in cells.items():
-        signed = key.endswith(".total") or key.endswith(".monsters")
-        reads[key] = read_cell(d, px, model, signed, line, grain)
+        reads[key] = read_cell(d, px, model, _signed(key), line, grain)
+    if model.cell_networks:
+        rows = np.array(
+            [cell_picture(remove_borders(d, px), k, line, grain) for k, d in cells.items()]
+        )
+        for key, probs in zip(cells, model.cell_probabilities(rows)):
+            reads[key] = with_whole_cell(reads[key], number_candidates(probs, _signed(key)))
     values, confidence = decode_boxes(reads)
     seasons = tuple(
         WrittenSeason(
@@ -506,6 +514,36 @@ def read_strip(strip: np.ndarray, model: DigitModel, px: int = BOX_PX) -> Writte
     return WrittenScores(
         seasons, values["final"], arithmetic_confidence(seasons, values["final"], confidence)
     )
+
+
+def _signed(key: str) -> bool:
+    """Whether a minus sign counts in cell ``key`` (a season's total; the monster penalty)."""
+    return key.endswith(".total") or key.endswith(".monsters")
+
+
+def with_whole_cell(
+    read: CellRead, whole: dict[int | None, float], weight: float = WHOLE_CELL_WEIGHT
+) -> CellRead:
+    """A cell's reading with the whole-cell network's numbers (:mod:`vision.cell_numbers`)
+    mixed in: each number's probability ``weight`` × the network's + (1 − ``weight``) × the
+    character reader's; the likeliest is the cell's number and its probability the confidence.
+
+    >>> chars = CellRead(7, 0.6, "7", ((7, 0.6), (1, 0.4)))
+    >>> mixed = with_whole_cell(chars, {1: 0.9, 7: 0.1}, weight=0.5)
+    >>> mixed.value, round(mixed.confidence, 2), [v for v, _ in mixed.candidates]
+    (1, 0.65, [1, 7])
+    """
+    own = read.candidates or ((read.value, 1.0),)
+    norm = sum(q for _, q in own) or 1.0
+    total: dict = {}
+    for v, q in own:
+        total[v] = total.get(v, 0.0) + (1.0 - weight) * q / norm
+    for v, q in whole.items():
+        total[v] = total.get(v, 0.0) + weight * q
+    candidates = _likeliest(total)
+    value, p = candidates[0]
+    text = read.text if value == read.value else ("" if value is None else str(value))
+    return CellRead(value, p, text, candidates)
 
 
 def _as_written(key: str, value: int | None) -> int | None:
