@@ -1,16 +1,20 @@
-"""Training the season-box character classifier (``cartographers train-digits``).
+"""Training the season boxes' readers (``cartographers train-digits``): the character classifier
+and the whole-cell networks (:mod:`vision.cell_numbers`).
 
-Three sources, every example passed through the reader's own blob finder (:mod:`vision.seasons`)
-so training sees blobs exactly as reading does:
+The character classifier learns from four sources, every example passed through the reader's own
+blob finder (:mod:`vision.seasons`) so training sees blobs exactly as reading does:
 
 - scikit-learn's bundled handwritten digits (``load_digits``: 1 797 real 8 × 8 digits, no
   download), three quarters for training, the rest kept for the validation figure;
 - digits, minus signs and crossed-out numbers written by the generator's hands
   (:mod:`vision.synth.digits`) in several pens, sizes and slants;
 - print: every blob of the empty writing cells of the generator's printings (every art family,
-  both sides, every paper), i.e. edict letters, coin and monster icons, border remnants.
+  both sides, every paper), i.e. edict letters, coin and monster icons, border remnants;
+- the written cells of synthetic photos (:func:`photo_examples`), blob by blob.
 
-Every example is degraded like a photo (resolution, blur, contrast, noise, pencil tooth).
+Every generated example is degraded like a photo (resolution, blur, contrast, noise, pencil
+tooth). The whole-cell networks learn from every writing cell of the synthetic photos, whole and
+labelled with its number, one photo in ``CELL_HELD_OUT`` kept for their validation figures.
 """
 
 from __future__ import annotations
