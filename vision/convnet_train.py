@@ -13,7 +13,7 @@ Reading a photo never imports PyTorch.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -174,6 +174,22 @@ def train_convnet(
     if gap > EXPORT_TOLERANCE:
         raise ValueError(f"the numpy copy of the convolutional network differs by {gap:.2g}")
     return exported
+
+
+def in_half_precision(net: ConvNet) -> ConvNet:
+    """``net`` with its weights rounded to half precision, as the model file keeps them (half the
+    size; :func:`vision.inference.to_arrays` stores what half precision holds exactly as such)."""
+
+    def rounded(arrays: tuple) -> tuple:
+        return tuple(a.astype(np.float16).astype(np.float32) for a in arrays)
+
+    return replace(
+        net,
+        kernels=rounded(net.kernels),
+        kernel_biases=rounded(net.kernel_biases),
+        weights=rounded(net.weights),
+        biases=rounded(net.biases),
+    )
 
 
 def export_convnet(net, mean, scale, classes, side: int, heads: tuple[int, ...] = ()) -> ConvNet:

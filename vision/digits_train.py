@@ -340,8 +340,9 @@ def fit_cells(
     rows: np.ndarray, labels: np.ndarray, seed: int, quick: bool, log: Callable[[str], None] = print
 ) -> tuple:
     """``CELL_CONVNETS`` whole-cell networks (:mod:`vision.cell_numbers`) fitted on cell rows and
-    their (N, len(HEADS)) labels, each from its own start."""
-    from vision.convnet_train import train_convnet
+    their (N, len(HEADS)) labels, each from its own start, kept in half precision (their dense
+    layers are most of the model file)."""
+    from vision.convnet_train import in_half_precision, train_convnet
 
     recipe = "quick" if quick else "full"
     area = CELL_SIDE * CELL_SIDE
@@ -349,11 +350,10 @@ def fit_cells(
     networks = []
     for k in range(CELL_CONVNETS[recipe]):
         log(f"whole-cell network {k + 1}/{CELL_CONVNETS[recipe]}:")
-        networks.append(
-            train_convnet(
-                pictures, numbers, labels, 1000 * seed + 500 + k, CELL_CONVNET[recipe], log, HEADS
-            )
+        fitted = train_convnet(
+            pictures, numbers, labels, 1000 * seed + 500 + k, CELL_CONVNET[recipe], log, HEADS
         )
+        networks.append(in_half_precision(fitted))
     return tuple(networks)
 
 
