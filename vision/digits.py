@@ -126,8 +126,9 @@ class DigitModel:
         out = np.zeros((len(rows), sum(HEADS)), np.float32)
         if len(rows) == 0 or not self.cell_networks:
             return out
+        x = np.asarray(rows, np.float32)
         for network in self.cell_networks:
-            out += network.predict_proba(np.asarray(rows, np.float32)) / len(self.cell_networks)
+            out += network.predict_proba(x) / len(self.cell_networks)
         return out
 
     def probabilities(self, features: np.ndarray) -> np.ndarray:

@@ -43,7 +43,7 @@ from vision.seasons import (
     BOX_PX,
     blob_features,
     find_blobs,
-    remove_borders,
+    strip_inks,
 )
 from vision.synth.digits import WritingHand, render_chars
 from vision.synth.paper import RenderedSheet
@@ -236,13 +236,10 @@ def flat_strip(rendered: RenderedSheet, shift: np.ndarray | None = None) -> np.n
 def _strip_blobs(strip: np.ndarray) -> list:
     """Features of every blob in every writing cell of a box strip, found as the reader finds
     them."""
-    from vision.season_boxes import strip_cells
-
-    cells, line, grain = strip_cells(strip, BOX_PX)
+    inks, line, grain = strip_inks(strip, BOX_PX)
     rows: list = []
-    for d in cells.values():
-        blobs = find_blobs(remove_borders(d, BOX_PX), BOX_PX, line, grain)
-        rows.extend(blob_features(blobs, BOX_PX))
+    for ink in inks.values():
+        rows.extend(blob_features(find_blobs(ink, BOX_PX, line, grain), BOX_PX))
     return rows
 
 
@@ -454,7 +451,9 @@ def _photo_examples(task: tuple[int, bool]) -> tuple[list, list, list, list]:
     characters, crossed-out numbers) give no blob. Every cell gives its whole picture, labelled
     with what was last written in it."""
     cv2.setNumThreads(1)
+    from scoring.written import WrittenScores
     from vision import season_boxes
+    from vision.bench_written import cell_values
     from vision.coins.track import _curl_model, refine_track
     from vision.load import load_photo
     from vision.synth import make_photo
@@ -467,44 +466,37 @@ def _photo_examples(task: tuple[int, bool]) -> tuple[list, list, list, list]:
     crossings = np.asarray(photo.truth["intersections"], np.float64) / loaded.scale
     to_photo = refine_track(loaded.image, _curl_model(crossings))
     truth = photo.truth["written"]
-    strip = season_boxes.sample_strip(loaded.image, to_photo)
-    xs, ys = _label_strip(strip, truth) if with_blobs else ([], [])
+    values = cell_values(WrittenScores.from_json(truth))
+    on_grid = strip_inks(season_boxes.sample_strip(loaded.image, to_photo), BOX_PX)
+    xs, ys = _label_blobs(on_grid, values, truth) if with_blobs else ([], [])
     du, dv = rng.normal(0.0, CELL_SHIFT_U, 2)
     off = season_boxes.sample_strip(loaded.image, lambda u, v: to_photo(u + du, v + dv))
-    cells, labels = _label_cells(strip, truth)
-    more, more_labels = _label_cells(off, truth)
+    cells, labels = _label_cells(on_grid, values, truth)
+    more, more_labels = _label_cells(strip_inks(off, BOX_PX), values, truth)
     return xs, ys, cells + more, labels + more_labels
 
 
-def _label_cells(strip: np.ndarray, truth: dict) -> tuple[list, list]:
-    """Every writing cell of a sampled strip as the whole-cell network's row, and its labels."""
-    from scoring.written import WrittenScores
-    from vision import season_boxes
-    from vision.bench_written import cell_values
-
-    values = cell_values(WrittenScores.from_json(truth))
-    cells, line, grain = season_boxes.strip_cells(strip, BOX_PX)
+def _label_cells(inks: tuple, values: dict, truth: dict) -> tuple[list, list]:
+    """Every writing cell of a strip's inks (:func:`vision.seasons.strip_inks`) as the whole-cell
+    network's row, and its labels (``values``: the true number of each cell)."""
+    cells, line, grain = inks
     rows, labels = [], []
-    for key, d in cells.items():
+    for key, ink in cells.items():
         value = values[key]
         text = "" if value is None else _written_text(key, value, truth)
-        rows.append(cell_picture(remove_borders(d, BOX_PX), key, line, grain))
+        rows.append(cell_picture(ink, key, line, grain))
         labels.append(number_labels(text))
     return rows, labels
 
 
-def _label_strip(strip: np.ndarray, truth: dict) -> tuple[list, list]:
-    """Labelled blob features of every writing cell of a sampled strip (:func:`_photo_blobs`)."""
-    from scoring.written import WrittenScores
-    from vision import season_boxes
-    from vision.bench_written import cell_values
-
-    values = cell_values(WrittenScores.from_json(truth))
+def _label_blobs(inks: tuple, values: dict, truth: dict) -> tuple[list, list]:
+    """Labelled blob features of every writing cell of a strip's inks
+    (:func:`_photo_examples`)."""
     crossed = set(truth.get("crossed_out", {}))
-    cells, line, grain = season_boxes.strip_cells(strip, BOX_PX)
+    cells, line, grain = inks
     xs, ys = [], []
-    for key, d in cells.items():
-        blobs = find_blobs(remove_borders(d, BOX_PX), BOX_PX, line, grain)
+    for key, ink in cells.items():
+        blobs = find_blobs(ink, BOX_PX, line, grain)
         value = values[key]
         if value is None:
             labels = [NOISE] * len(blobs)

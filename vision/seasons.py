@@ -437,8 +437,21 @@ def read_cell(
     grain: float | None = None,
 ) -> CellRead:
     """One writing cell's number from its darkness (with the border band)."""
+    return read_ink(remove_borders(d, px), px, model, signed, line, grain)
+
+
+def read_ink(
+    ink: np.ndarray,
+    px: int,
+    model: DigitModel,
+    signed: bool,
+    line: float = 0.0,
+    grain: float | None = None,
+) -> CellRead:
+    """:func:`read_cell` of a cell's ink with its printed borders already removed
+    (:func:`remove_borders`)."""
     blobs, rows, ways = [], [], []
-    for blob in find_blobs(remove_borders(d, px), px, line, grain):
+    for blob in find_blobs(ink, px, line, grain):
         pieces, probs = best_reading(blob, model, px)
         blobs += pieces
         rows.append(probs)
@@ -490,15 +503,11 @@ def read_written(
 
 def read_strip(strip: np.ndarray, model: DigitModel, px: int = BOX_PX) -> WrittenScores:
     """:func:`read_written` on the box strip already sampled (:func:`sample_strip`)."""
-    cells, line, grain = strip_cells(strip, px)
-    reads = {}
-    for key, d in cells.items():
-        reads[key] = read_cell(d, px, model, _signed(key), line, grain)
+    inks, line, grain = strip_inks(strip, px)
+    reads = {key: read_ink(ink, px, model, _signed(key), line, grain) for key, ink in inks.items()}
     if model.cell_networks:
-        rows = np.array(
-            [cell_picture(remove_borders(d, px), k, line, grain) for k, d in cells.items()]
-        )
-        for key, probs in zip(cells, model.cell_probabilities(rows)):
+        rows = np.array([cell_picture(ink, key, line, grain) for key, ink in inks.items()])
+        for key, probs in zip(inks, model.cell_probabilities(rows)):
             reads[key] = with_whole_cell(reads[key], number_candidates(probs, _signed(key)))
     values, confidence = decode_boxes(reads)
     seasons = tuple(
@@ -514,6 +523,13 @@ def read_strip(strip: np.ndarray, model: DigitModel, px: int = BOX_PX) -> Writte
     return WrittenScores(
         seasons, values["final"], arithmetic_confidence(seasons, values["final"], confidence)
     )
+
+
+def strip_inks(strip: np.ndarray, px: int = BOX_PX) -> tuple[dict[str, np.ndarray], float, float]:
+    """Every writing cell's ink by key (:func:`vision.season_boxes.strip_cells`, its printed
+    borders removed: :func:`remove_borders`), the printed lines' darkness and the paper's grain."""
+    cells, line, grain = strip_cells(strip, px)
+    return {key: remove_borders(d, px) for key, d in cells.items()}, line, grain
 
 
 def _signed(key: str) -> bool:
