@@ -283,6 +283,37 @@ def test_nearby_paper_compares_each_cell_with_the_sure_empty_cells_around_it() -
         nearby_paper(x[:50], p[:50], np.ones(len(CONTEXT_FEATURES)))
 
 
+@pytest.mark.parametrize("side", ["A", "B"])
+def test_ruins_comparison_sees_a_mark_beyond_the_glyph_the_ruins_share(side: str) -> None:
+    from scoring.sides import SIDES
+    from vision.classify import CONTEXT_FEATURES, ruins_comparison
+
+    layout = SIDES[side]
+    ruins = [i for i, cell in enumerate(layout.drawable) if cell in layout.ruins]
+    x = np.zeros((len(layout.drawable), len(CELL_FEATURE_NAMES)))
+    x[:, CELL_FEATURE_NAMES.index("side_b")] = float(side == "B")
+    thumb = [CELL_FEATURE_NAMES.index(f"thumb9_{k}") for k in range(81)]
+    dark = CELL_FEATURE_NAMES.index("dL_mean")
+    glyph = np.zeros(81)
+    glyph[30:50] = 0.6  # every ruins cell prints the same glyph
+    marked = ruins[1:3]  # two of them hold a player's drawing too
+    for i in ruins:
+        x[i, thumb] = glyph
+        x[i, dark] = 5.0
+    for i in marked:
+        x[i, [thumb[k] for k in (60, 61, 70)]] = 0.5
+        x[i, dark] = 9.0
+    p = np.full((len(x), len(CELL_CLASSES)), 1 / len(CELL_CLASSES))
+    r = ruins_comparison(x, p, np.ones(len(CONTEXT_FEATURES)))
+    assert np.isnan(np.delete(r, ruins, axis=0)).all()  # only the ruins cells are compared
+    assert not np.isnan(r[ruins]).any()
+    excess = r[:, -6]  # the thumbnail's darkness beyond the lightest of the other ruins cells
+    assert [round(float(excess[i]), 6) for i in marked] == [1.5, 1.5]
+    assert all(abs(excess[i]) < 1e-9 for i in ruins if i not in marked)  # the glyph alone: none
+    rank = r[:, len(CONTEXT_FEATURES) + 2 * len(CELL_CLASSES) + 3]
+    assert [rank[i] for i in marked] == [4, 4] and rank[ruins[0]] == 0  # darker than four others
+
+
 def test_sheet_look_tells_a_faint_pencil_sheet_from_a_bold_marker_one() -> None:
     from vision.classify import CONTEXT_FEATURES, sheet_look
 
@@ -320,7 +351,11 @@ def test_shipped_model_has_trees_that_the_context_stage_reads() -> None:
     sheet = np.zeros((116, len(CELL_FEATURE_NAMES)), dtype=np.float32)
     p = model.network_probabilities(sheet)
     width = context_inputs(
-        sheet, p, model.context_scale, trees=model.tree_probabilities(sheet)
+        sheet,
+        p,
+        model.context_scale,
+        trees=model.tree_probabilities(sheet),
+        ruins=model.ruins_compared,
     ).shape[1]
     assert model.context.n_features_in_ == width
 

@@ -11,7 +11,14 @@ import numpy as np
 import pytest
 
 from scoring.sheet import Sheet
-from vision.classify import CELL_CLASSES, CONTEXT_FEATURES, context_inputs, load_model, save_model
+from vision.classify import (
+    CELL_CLASSES,
+    CONTEXT_FEATURES,
+    RUINS_COMPARISON_COLUMNS,
+    context_inputs,
+    load_model,
+    save_model,
+)
 from vision.features import CELL_FEATURE_NAMES
 from vision.synth import BACKGROUND_FAMILIES, STYLE_FAMILIES
 from vision.synth.conditions import GLARE_RANGE
@@ -130,6 +137,7 @@ def test_a_tiny_training_run_gives_a_loadable_model(tmp_path) -> None:
     # sheet's look (sheet_look: the median and spread of each colour measure), as saved
     assert loaded.nearby_paper and loaded.meta["config"]["nearby_paper"]
     assert loaded.sheet_look and loaded.meta["config"]["sheet_look"]
+    assert loaded.ruins_compared and loaded.meta["config"]["ruins_compared"]
     # … and the probabilities of the two halves' trees (6),
     # fitted, saved and loaded with the iterations asked for
     assert len(loaded.trees) == 2 and loaded.meta["training"]["tree_iterations"] == [4, 4]
@@ -137,14 +145,14 @@ def test_a_tiny_training_run_gives_a_loadable_model(tmp_path) -> None:
     assert trees.shape == (116, len(CELL_CLASSES)) and np.allclose(
         trees, model.tree_probabilities(sheet)
     )
-    width = context_inputs(sheet, networks, loaded.context_scale, trees=trees).shape[1]
+    width = context_inputs(sheet, networks, loaded.context_scale, trees=trees, ruins=True).shape[1]
     without = context_inputs(sheet, networks, loaded.context_scale, nearby=False, look=False).shape[
         1
     ]
     assert (
         loaded.first_context[0].n_features_in_
         == width
-        == without + 8 + 2 * len(CONTEXT_FEATURES) + 6
+        == without + 8 + 2 * len(CONTEXT_FEATURES) + 6 + RUINS_COMPARISON_COLUMNS
     )
     assert not np.allclose(proba, networks)
     assert np.array_equal(proba, model.cell_probabilities(sheet))  # saved and loaded bit for bit

@@ -143,6 +143,7 @@ class ReaderModel:
     )
     nearby_paper: bool = False  # the context stage also reads nearby_paper() (older files do not)
     sheet_look: bool = False  # and sheet_look() (older files do not)
+    ruins_compared: bool = False  # and ruins_comparison() (older files do not)
     # The first context round, one stage per half of the training photos (their mean is read); when
     # present, ``context`` is the second round, over second_round_inputs(). Empty: one round
     first_context: list = field(default_factory=list)
@@ -191,7 +192,13 @@ class ReaderModel:
             return networks
         trees = self.tree_probabilities(features)
         inputs = context_inputs(
-            features, networks, self.context_scale, self.nearby_paper, self.sheet_look, trees
+            features,
+            networks,
+            self.context_scale,
+            self.nearby_paper,
+            self.sheet_look,
+            trees,
+            self.ruins_compared,
         )
         if self.first_context:
             first = np.mean([full_proba(stage, inputs) for stage in self.first_context], axis=0)
@@ -371,6 +378,79 @@ def sheet_look(features: np.ndarray, scale: np.ndarray) -> np.ndarray:
     return np.repeat(row[None, :], len(features), axis=0)
 
 
+#: Ruins comparison (:func:`ruins_comparison`): the layouts compared with the other ruins cells'
+#: (the colour and stroke maps of :mod:`vision.features`), and how close (in scaled colour units)
+#: another ruins cell must be to count as one of its kind.
+_THUMB_COLUMNS = {
+    n: [CELL_FEATURE_NAMES.index(f"thumb{n}_{k}") for k in range(n * n)] for n in (9, 7)
+}
+_LAYOUT_COLUMNS = [
+    CELL_FEATURE_NAMES.index(f"{m}_at{k}") for m in ("da", "db", "stroke") for k in range(16)
+]
+_DARKNESS = CONTEXT_FEATURES.index("dL_mean")
+RUINS_ALIKE = 1.5
+RUINS_COMPARISON_COLUMNS = len(CONTEXT_FEATURES) + 2 * len(CELL_CLASSES) + 4 + 81 + 49 + 48 + 6
+
+
+def ruins_comparison(
+    features: np.ndarray, probabilities: np.ndarray, scale: np.ndarray
+) -> np.ndarray:
+    """(N, RUINS_COMPARISON_COLUMNS) for the drawable cells of one sheet: for each ruins cell, how
+    it differs from the sheet's other ruins cells; NaN for every other cell.
+
+    The six ruins cells print the same glyph, in a look that changes from printing to printing, and
+    a bare one is the glyph alone: what a ruins cell holds beyond its least-marked fellows is the
+    player's. Columns: the colour measures minus those of the least dark other ruins cell, that
+    cell's and the others' mean network probabilities, the distance to it, to the nearest one and
+    how many are within ``RUINS_ALIKE``, the cell's darkness rank among them; the darkness
+    thumbnails (9 × 9, 7 × 7) minus the pixel-wise lightest of the others, the colour and stroke
+    maps minus the least dark one's, and sums of the thumbnail's excess.
+
+    >>> x = np.zeros((116, len(CELL_FEATURE_NAMES)))
+    >>> p = np.full((116, len(CELL_CLASSES)), 1 / 6)
+    >>> ruins = [i for i, cell in enumerate(SIDES["A"].drawable) if cell in SIDES["A"].ruins]
+    >>> x[ruins[0], _THUMB_COLUMNS[9][40]] = 0.8  # one ruins cell darker in its middle
+    >>> r = ruins_comparison(x, p, np.ones(len(CONTEXT_FEATURES)))
+    >>> int(np.isnan(r[:, 0]).sum()), float(r[ruins[0], -6])  # 110 other cells; its excess
+    (110, 0.8)
+    """
+    layout = SIDES[sheet_side(features)]
+    ruins = [i for i, cell in enumerate(layout.drawable) if cell in layout.ruins]
+    out = np.full((len(features), RUINS_COMPARISON_COLUMNS), np.nan)
+    z, f = scaled_colour(features[ruins], scale), features[ruins].astype(np.float64)
+    q = probabilities[ruins]
+    for a, i in enumerate(ruins):
+        others = [b for b in range(len(ruins)) if b != a]
+        peer = min(others, key=lambda b: z[b, _DARKNESS])
+        distance = np.linalg.norm(z[others] - z[a], axis=1)
+        thumbs = [f[a, cols] - f[others][:, cols].min(axis=0) for cols in _THUMB_COLUMNS.values()]
+        excess = np.clip(thumbs[0], 0.0, None)
+        out[i] = np.concatenate(
+            [
+                z[a] - z[peer],
+                q[peer],
+                q[others].mean(axis=0),
+                [
+                    np.linalg.norm(z[a] - z[peer]),
+                    distance.min(),
+                    np.sum(distance < RUINS_ALIKE),
+                    np.sum(z[others, _DARKNESS] < z[a, _DARKNESS]),
+                ],
+                *thumbs,
+                f[a, _LAYOUT_COLUMNS] - f[peer, _LAYOUT_COLUMNS],
+                [
+                    excess.sum(),
+                    excess.max(),
+                    np.sort(excess)[-10:].mean(),
+                    np.sum(excess > 0.1),
+                    thumbs[0].sum(),
+                    np.abs(thumbs[0]).sum(),
+                ],
+            ]
+        )
+    return out
+
+
 def sheet_side(features: np.ndarray) -> str:
     """The side of the sheet whose cells ``features`` describe (their ``side_b`` feature)."""
     return "B" if features[0, _SIDE_B] > 0.5 else "A"
@@ -383,12 +463,14 @@ def context_inputs(
     nearby: bool = True,
     look: bool = True,
     trees: np.ndarray | None = None,
+    ruins: bool = False,
 ) -> np.ndarray:
     """Everything the (first round of the) sheet-context stage reads about one whole sheet:
     :func:`sheet_context` and :func:`neighbour_summary` of the networks' probabilities,
     :func:`nearby_paper` unless ``nearby`` is False (older models), :func:`sheet_look`
-    unless ``look`` is False (older models), and the trees' probabilities ``trees``
-    (N, 6) when given. Shapes are drawn whole, so a cell's neighbours say much about it.
+    unless ``look`` is False (older models), the trees' probabilities ``trees``
+    (N, 6) when given, and :func:`ruins_comparison` when ``ruins`` is True. Shapes are drawn
+    whole, so a cell's neighbours say much about it.
 
     >>> p = np.full((116, len(CELL_CLASSES)), 1 / 6)
     >>> x = np.zeros((116, len(CELL_FEATURE_NAMES)))
@@ -407,6 +489,8 @@ def context_inputs(
         parts.append(sheet_look(features, scale))
     if trees is not None:
         parts.append(trees)
+    if ruins:
+        parts.append(ruins_comparison(features, probabilities, scale))
     return np.concatenate(parts, axis=1)
 
 
@@ -537,6 +621,7 @@ def load_model(model_file: Path = MODEL_FILE, meta_file: Path = META_FILE) -> Re
         trees=[part(f"trees/{k}") for k in range(count("trees"))],
         nearby_paper=bool(config.get("nearby_paper", False)),
         sheet_look=bool(config.get("sheet_look", False)),
+        ruins_compared=bool(config.get("ruins_compared", False)),
     )
 
 

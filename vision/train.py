@@ -97,6 +97,7 @@ def train(cfg: TrainConfig, log=print) -> ReaderModel:
         first_context=[export(c) for c in first_context],
         nearby_paper=cfg.nearby_paper,
         sheet_look=cfg.sheet_look,
+        ruins_compared=cfg.ruins_compared,
         trees=[export(t) for t in trees],
     )
     validation, threshold = validate(model, val)

@@ -46,6 +46,7 @@ class TrainConfig:
     context_rounds: int = 1
     nearby_paper: bool = True  # the context stage compares each cell with the empty paper around it
     sheet_look: bool = True  # and reads the sheet's own look (the spread of its cells' colours)
+    ruins_compared: bool = True  # and compares each ruins cell with the sheet's other ruins cells
     learning_rate: float = 0.08
     max_leaf_nodes: int = 31
     hidden_layers: tuple[int, ...] = (

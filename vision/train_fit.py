@@ -202,6 +202,7 @@ def fit_context(
             cfg.nearby_paper,
             cfg.sheet_look,
             full_proba(trees[1 - h], x) if trees else None,
+            cfg.ruins_compared,
         )
         for (h, x, _), p in zip(sheets, networks)
     ]
