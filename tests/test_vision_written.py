@@ -307,13 +307,13 @@ def test_a_blob_wider_than_tall_is_tried_cut_even_when_read_surely_whole(height,
 
 
 def test_a_blob_read_whole_offers_its_two_piece_reading_to_the_arithmetic():
-    from vision.seasons import read_cell
+    from vision.seasons import read_ink, remove_borders
 
     d = np.zeros((38, 43), np.float32)
     d[10:26, 12:15] = 0.8  # a "1"…
     d[10:26, 17:27] = 0.8  # …touching an "8"-sized blot: one blob, read whole as "8"
     d[17:19, 15:17] = 0.8
-    read = read_cell(_at_box_px(d), BOX_PX, _TouchingModel(), signed=False)
+    read = read_ink(remove_borders(_at_box_px(d), BOX_PX), BOX_PX, _TouchingModel(), signed=False)
     assert read.value == 8
     assert 18 in [v for v, _ in read.candidates]  # the cut reading, less probable
     reads = _box_reads(
@@ -337,11 +337,11 @@ class _MinusModel:
 
 
 def test_a_cell_no_reading_of_which_spells_a_number_reads_blank_and_unsure():
-    from vision.seasons import read_cell
+    from vision.seasons import read_ink, remove_borders
 
     d = np.zeros((38, 43), np.float32)
     d[15:19, 10:20] = d[15:19, 23:33] = 0.8  # two dashes: "--" whole or cut, never a number
-    read = read_cell(d, BOX_PX, _MinusModel(), signed=True)
+    read = read_ink(remove_borders(d, BOX_PX), BOX_PX, _MinusModel(), signed=True)
     assert read.value is None and read.confidence == 0.0
     assert read.candidates == ()
     values, confidence = decode_boxes(_box_reads({}) | {"spring.monsters": read})

@@ -333,7 +333,7 @@ def _covers(a: Blob, b: Blob) -> bool:
 
 def number_from_blobs(blobs: list[Blob], probs: np.ndarray, signed: bool) -> CellRead:
     """The number the classified blobs spell (see the module's docstring, step 4); the other
-    numbers they may spell are :func:`read_cell`'s."""
+    numbers they may spell are :func:`read_ink`'s."""
     if not blobs:
         return CellRead(None, 1.0)
     labels = probs[:, :MANY].argmax(axis=1)
@@ -428,18 +428,6 @@ def _one_row(keep: list[tuple]) -> list[tuple]:
     return [item for item, y in zip(keep, ys) if y >= cut]
 
 
-def read_cell(
-    d: np.ndarray,
-    px: int,
-    model: DigitModel,
-    signed: bool,
-    line: float = 0.0,
-    grain: float | None = None,
-) -> CellRead:
-    """One writing cell's number from its darkness (with the border band)."""
-    return read_ink(remove_borders(d, px), px, model, signed, line, grain)
-
-
 def read_ink(
     ink: np.ndarray,
     px: int,
@@ -448,7 +436,7 @@ def read_ink(
     line: float = 0.0,
     grain: float | None = None,
 ) -> CellRead:
-    """:func:`read_cell` of a cell's ink with its printed borders already removed
+    """One writing cell's number from its ink, its printed borders already removed
     (:func:`remove_borders`)."""
     blobs, rows, ways = [], [], []
     for blob in find_blobs(ink, px, line, grain):
