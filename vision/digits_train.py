@@ -68,7 +68,7 @@ CELL_SHIFT_U = 0.04
 CELL_CONVNETS = {"full": 2, "quick": 1}  # averaged, as the character networks are
 CELL_CONVNET = {
     "full": ConvNetRecipe(
-        width=32, hidden=256, epochs=8, turn=0.12, shear=0.15, zoom=0.12, shift_px=2.0, gain=0.3
+        width=32, hidden=256, epochs=12, turn=0.12, shear=0.15, zoom=0.12, shift_px=2.0, gain=0.3
     ),
     "quick": ConvNetRecipe(width=8, hidden=32, epochs=1, gain=0.3),
 }
