@@ -389,7 +389,14 @@ _LAYOUT_COLUMNS = [
 ]
 _DARKNESS = CONTEXT_FEATURES.index("dL_mean")
 RUINS_ALIKE = 1.5
-RUINS_COMPARISON_COLUMNS = len(CONTEXT_FEATURES) + 2 * len(CELL_CLASSES) + 4 + 81 + 49 + 48 + 6
+RUINS_COMPARISON_COLUMNS = (
+    len(CONTEXT_FEATURES)  # colour against the least dark other ruins cell
+    + 2 * len(CELL_CLASSES)  # its probabilities and the others' mean
+    + 4  # distances, how many alike, darkness rank
+    + sum(len(cols) for cols in _THUMB_COLUMNS.values())
+    + len(_LAYOUT_COLUMNS)
+    + 6  # sums of the thumbnail's excess
+)
 
 
 def ruins_comparison(
@@ -423,7 +430,8 @@ def ruins_comparison(
         others = [b for b in range(len(ruins)) if b != a]
         peer = min(others, key=lambda b: z[b, _DARKNESS])
         distance = np.linalg.norm(z[others] - z[a], axis=1)
-        thumbs = [f[a, cols] - f[others][:, cols].min(axis=0) for cols in _THUMB_COLUMNS.values()]
+        rest = f[others]
+        thumbs = [f[a, cols] - rest[:, cols].min(axis=0) for cols in _THUMB_COLUMNS.values()]
         excess = np.clip(thumbs[0], 0.0, None)
         out[i] = np.concatenate(
             [
