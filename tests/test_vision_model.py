@@ -341,7 +341,7 @@ def test_sheet_look_tells_a_faint_pencil_sheet_from_a_bold_marker_one() -> None:
 
 @needs_model
 def test_shipped_model_has_trees_that_the_context_stage_reads() -> None:
-    from vision.classify import context_inputs
+    from vision.classify import RUINS_COMPARISON_COLUMNS, context_inputs
 
     model = load_model()
     assert len(model.trees) == 2 and all(
@@ -350,14 +350,13 @@ def test_shipped_model_has_trees_that_the_context_stage_reads() -> None:
     assert [t.n_iter_ for t in model.trees] == [model.meta["config"]["tree_iterations"]] * 2
     sheet = np.zeros((116, len(CELL_FEATURE_NAMES)), dtype=np.float32)
     p = model.network_probabilities(sheet)
-    width = context_inputs(
-        sheet,
-        p,
-        model.context_scale,
-        trees=model.tree_probabilities(sheet),
-        ruins=model.ruins_compared,
-    ).shape[1]
-    assert model.context.n_features_in_ == width
+    plain = context_inputs(sheet, p, model.context_scale, trees=model.tree_probabilities(sheet))
+    inputs = model.context_stage_inputs(sheet, p)
+    assert model.context.n_features_in_ == inputs.shape[1] >= plain.shape[1]
+    if model.ruins_context is not None:  # the ruins cells' own stage compares them too
+        ruins = model.ruins_stage_inputs(sheet, p, inputs)
+        assert model.ruins_context.n_features_in_ == ruins.shape[1]
+        assert ruins.shape[1] == plain.shape[1] + RUINS_COMPARISON_COLUMNS * model.ruins_compared
 
 
 def test_loading_the_model_leaves_the_other_stages_unimported() -> None:

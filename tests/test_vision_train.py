@@ -110,8 +110,9 @@ def test_a_tiny_training_run_gives_a_loadable_model(tmp_path) -> None:
         max_megapixels=1.0,
         networks=3,
         context_rounds=2,
+        ruins_context=False,
         tree_iterations=4,
-    )  # the shipped recipe has one round; this also runs the second
+    )  # the shipped recipe has one round and a ruins stage; this runs the second round instead
     model = train(cfg, log=lambda *_: None)
     save_model(model, tmp_path / "m.npz", tmp_path / "m.json")
     loaded = load_model(tmp_path / "m.npz", tmp_path / "m.json")
@@ -163,6 +164,43 @@ def test_a_tiny_training_run_gives_a_loadable_model(tmp_path) -> None:
     assert meta["training"]["grid_status"].get("jittered") == meta["training"]["photos_fitted"] == 7
     assert 0.0 < meta["low_confidence_below"] < 1.0
     assert meta["config"]["seed"] == 7
+
+
+def test_the_ruins_cells_context_stage_is_fitted_saved_and_read_for_the_ruins_cells_only(
+    tmp_path,
+) -> None:
+    from vision.classify import ruins_rows
+
+    cfg = TrainConfig(
+        seed=5, photos=8, epochs=3, max_iter=10, max_megapixels=1.0, networks=2, tree_iterations=4
+    )
+    assert cfg.ruins_context and cfg.context_rounds == 1  # as the shipped recipe
+    model = train(cfg, log=lambda *_: None)
+    save_model(model, tmp_path / "m.npz", tmp_path / "m.json")
+    loaded = load_model(tmp_path / "m.npz", tmp_path / "m.json")
+    assert loaded.ruins_context is not None and loaded.meta["training"]["ruins_context_iterations"]
+    sheet = np.random.default_rng(1).normal(size=(116, len(CELL_FEATURE_NAMES))).astype(np.float32)
+    sheet[:, CELL_FEATURE_NAMES.index("side_b")] = 0.0
+    networks = loaded.network_probabilities(sheet)
+    trees = loaded.tree_probabilities(sheet)
+    # the main stage reads every cell without the ruins comparison; the ruins stage reads it too
+    plain = context_inputs(sheet, networks, loaded.context_scale, trees=trees)
+    assert loaded.context.n_features_in_ == plain.shape[1]
+    assert loaded.ruins_context.n_features_in_ == plain.shape[1] + RUINS_COMPARISON_COLUMNS
+    proba = loaded.cell_probabilities(sheet)
+    assert np.array_equal(proba, model.cell_probabilities(sheet))  # saved and loaded bit for bit
+    # without its ruins stage the model reads the other cells alike and the ruins cells otherwise
+    ruins = np.isin(np.arange(116), ruins_rows(sheet))
+    without = replace(loaded, ruins_context=None, ruins_compared=False).cell_probabilities(sheet)
+    assert np.array_equal(proba[~ruins], without[~ruins])
+    assert not np.allclose(proba[ruins], without[ruins])
+
+
+def test_a_ruins_stage_asks_for_one_context_round() -> None:
+    from vision.train_fit import fit_context
+
+    with pytest.raises(ValueError, match="one context round"):
+        fit_context([], [object(), object()], TrainConfig(context_rounds=2))
 
 
 @pytest.mark.parametrize("earned, shown", [(0, 0), (9, 9), (14, 14), (15, 14), (16, 14)])

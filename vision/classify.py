@@ -17,7 +17,11 @@ learns when to believe which; a cell's probabilities mix both stages, the contex
 ``CONTEXT_WEIGHT`` (it helps most on colour shading and unseen marker fills). The
 context stage can run in two rounds (``TrainConfig.context_rounds``, :func:`second_round_inputs`):
 the second reads the first round's probabilities of each cell and its neighbours. It gave no clear
-gain for a bigger file, so the shipped model has one round.
+gain for a bigger file, so the shipped model has one round. The six ruins cells have a context
+stage of their own (:attr:`ReaderModel.ruins_context`), which also compares each with the sheet's
+other ruins cells (:func:`ruins_comparison`): a bare ruins cell prints a glyph the others share,
+and those columns say nothing about any other cell, so the main stage reads the rest without them
+(and fits four times faster).
 
 The coin model is a ``HistGradientBoostingClassifier`` over :mod:`vision.coins` features.
 
@@ -144,6 +148,10 @@ class ReaderModel:
     nearby_paper: bool = False  # the context stage also reads nearby_paper() (older files do not)
     sheet_look: bool = False  # and sheet_look() (older files do not)
     ruins_compared: bool = False  # and ruins_comparison() (older files do not)
+    # A context stage of the ruins cells' own, over context_inputs() and, with ruins_compared,
+    # ruins_comparison(); when present, ``context`` reads the other cells without the comparison.
+    # None: ``context`` reads every cell (older files)
+    ruins_context: object | None = None
     # The first context round, one stage per half of the training photos (their mean is read); when
     # present, ``context`` is the second round, over second_round_inputs(). Empty: one round
     first_context: list = field(default_factory=list)
@@ -190,20 +198,41 @@ class ReaderModel:
         networks = self.network_probabilities(features)
         if self.context is None or len(features) == 0:
             return networks
-        trees = self.tree_probabilities(features)
-        inputs = context_inputs(
+        inputs = self.context_stage_inputs(features, networks)
+        if self.first_context:
+            first = np.mean([full_proba(stage, inputs) for stage in self.first_context], axis=0)
+            inputs = second_round_inputs(inputs, mix_context(networks, first), sheet_side(features))
+        context = full_proba(self.context, inputs)
+        if self.ruins_context is not None:
+            ruins = ruins_rows(features)
+            context[ruins] = full_proba(
+                self.ruins_context, self.ruins_stage_inputs(features, networks, inputs)[ruins]
+            )
+        return mix_context(networks, context)
+
+    def context_stage_inputs(self, features: np.ndarray, networks: np.ndarray) -> np.ndarray:
+        """What the (first round of the) context stage reads about one whole sheet, given the
+        networks' probabilities: :func:`context_inputs` with the parts this model was fitted on."""
+        return context_inputs(
             features,
             networks,
             self.context_scale,
             self.nearby_paper,
             self.sheet_look,
-            trees,
-            self.ruins_compared,
+            self.tree_probabilities(features),
+            self.ruins_compared and self.ruins_context is None,
         )
-        if self.first_context:
-            first = np.mean([full_proba(stage, inputs) for stage in self.first_context], axis=0)
-            inputs = second_round_inputs(inputs, mix_context(networks, first), sheet_side(features))
-        return mix_context(networks, full_proba(self.context, inputs))
+
+    def ruins_stage_inputs(
+        self, features: np.ndarray, networks: np.ndarray, inputs: np.ndarray
+    ) -> np.ndarray:
+        """What the ruins cells' own stage reads: the context stage's ``inputs`` and, when the
+        model compares ruins cells, :func:`ruins_comparison` (NaN outside the ruins cells)."""
+        if not self.ruins_compared:
+            return inputs
+        return np.concatenate(
+            [inputs, ruins_comparison(features, networks, self.context_scale)], axis=1
+        )
 
     def coin_probabilities(self, features: np.ndarray) -> np.ndarray:
         """(14,) probability that each coin is filled."""
@@ -421,8 +450,7 @@ def ruins_comparison(
     >>> int(np.isnan(r[:, 0]).sum()), float(r[ruins[0], -6])  # 110 other cells; its excess
     (110, 0.8)
     """
-    layout = SIDES[sheet_side(features)]
-    ruins = [i for i, cell in enumerate(layout.drawable) if cell in layout.ruins]
+    ruins = ruins_rows(features)
     out = np.full((len(features), RUINS_COMPARISON_COLUMNS), np.nan)
     z, f = scaled_colour(features[ruins], scale), features[ruins].astype(np.float64)
     q = probabilities[ruins]
@@ -457,6 +485,17 @@ def ruins_comparison(
             ]
         )
     return out
+
+
+def ruins_rows(features: np.ndarray) -> list[int]:
+    """The rows of ``features`` (the drawable cells of one sheet) that are ruins cells.
+
+    >>> x = np.zeros((116, len(CELL_FEATURE_NAMES)))
+    >>> len(ruins_rows(x)), ruins_rows(x) == sorted(ruins_rows(x))
+    (6, True)
+    """
+    layout = SIDES[sheet_side(features)]
+    return [i for i, cell in enumerate(layout.drawable) if cell in layout.ruins]
 
 
 def sheet_side(features: np.ndarray) -> str:
@@ -561,6 +600,8 @@ def _parts(model: ReaderModel) -> dict[str, object]:
     parts["coins"] = model.coins
     if model.context is not None:
         parts["context"] = model.context
+    if model.ruins_context is not None:
+        parts["ruins_context"] = model.ruins_context
     parts.update({f"first_context/{k}": stage for k, stage in enumerate(model.first_context)})
     parts.update({f"trees/{k}": tree for k, tree in enumerate(model.trees)})
     return parts
@@ -624,6 +665,7 @@ def load_model(model_file: Path = MODEL_FILE, meta_file: Path = META_FILE) -> Re
         coins=part("coins"),
         meta=meta,
         context=part("context") if "context/kind" in arrays else None,
+        ruins_context=part("ruins_context") if "ruins_context/kind" in arrays else None,
         context_scale=arrays.get("context_scale"),
         first_context=[part(f"first_context/{k}") for k in range(count("first_context"))],
         trees=[part(f"trees/{k}") for k in range(count("trees"))],

@@ -85,16 +85,17 @@ def train(cfg: TrainConfig, log=print) -> ReaderModel:
     with single_thread():  # OpenMP barriers crawl on a shared, oversubscribed machine
         shape = fit_cells(fit_set, cfg, log)
         trees = fit_trees(fit_set, cfg, log)
-        context, scale, first_context = fit_context(fit_set, shape, cfg, log, trees)
+        stages = fit_context(fit_set, shape, cfg, log, trees)
         coins = fit_coins(fit_set, cfg)
     # Validated as shipped: the numpy export the reader runs
     # (vision.inference), checked against each estimator.
     model = ReaderModel(
         shape=[export(n) for n in shape],
         coins=export(coins),
-        context=None if context is None else export(context),
-        context_scale=scale,
-        first_context=[export(c) for c in first_context],
+        context=None if stages.context is None else export(stages.context),
+        context_scale=stages.scale,
+        first_context=[export(c) for c in stages.first],
+        ruins_context=None if stages.ruins is None else export(stages.ruins),
         nearby_paper=cfg.nearby_paper,
         sheet_look=cfg.sheet_look,
         ruins_compared=cfg.ruins_compared,
@@ -116,8 +117,9 @@ def train(cfg: TrainConfig, log=print) -> ReaderModel:
             "seconds": round(time.time() - start, 1),
             "shape_epochs": [int(n[-1].n_iter_) for n in shape],  # the fitted pipelines
             "coin_iterations": int(coins.n_iter_),
-            "context_iterations": int(context.n_iter_) if context is not None else 0,
-            "first_context_iterations": [int(c.n_iter_) for c in first_context],
+            "context_iterations": iterations(stages.context),
+            "ruins_context_iterations": iterations(stages.ruins),
+            "first_context_iterations": [int(c.n_iter_) for c in stages.first],
             "tree_iterations": [int(t.n_iter_) for t in trees],
             "seed_range": [
                 TRAIN_SEED_BASE + 10_000 * cfg.seed,
@@ -128,6 +130,11 @@ def train(cfg: TrainConfig, log=print) -> ReaderModel:
     }
     log(f"validation: {model.meta['validation']}, threshold {threshold:.4f}")
     return model
+
+
+def iterations(stage) -> int:
+    """A boosted stage's fitted iterations (0 for a stage not fitted)."""
+    return 0 if stage is None else int(stage.n_iter_)
 
 
 def validate(model: ReaderModel, val: list[dict]) -> tuple[dict, float]:

@@ -3,8 +3,9 @@
 The training photos are split in two halves by seed and two shape networks are fitted on each
 (different random starts); the reader averages the four. A tree model is fitted on each half too
 (:func:`fit_trees`). The sheet-context stage (:func:`fit_context`) is then fitted on each half as
-read by the other half's networks and trees; with two context rounds, the second reads each half
-through the other half's first round. The coin model (:func:`fit_coins`) is fitted on every photo.
+read by the other half's networks and trees (the ruins cells' own stage beside it the same way);
+with two context rounds, the second reads each half through the other half's first round. The coin
+model (:func:`fit_coins`) is fitted on every photo.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import time
 import warnings
 from multiprocessing import get_context
+from typing import NamedTuple
 
 import numpy as np
 
@@ -20,6 +22,7 @@ from vision.classify import (
     context_scale,
     full_proba,
     mix_context,
+    ruins_rows,
     second_round_inputs,
     sheet_side,
 )
@@ -177,43 +180,66 @@ def fit_trees(photos: list[dict], cfg: TrainConfig, log=print) -> list:
     return trees
 
 
+class ContextStages(NamedTuple):
+    """What :func:`fit_context` fits (fields of :class:`vision.classify.ReaderModel`)."""
+
+    context: object | None  # the sheet-context stage (its last round)
+    scale: np.ndarray | None  # the colour measures' spread, the stage's distance unit
+    first: list  # the first round's stages, one per half; [] with one round
+    ruins: object | None  # the ruins cells' own stage; None with ``cfg.ruins_context`` off
+
+
 def fit_context(
     photos: list[dict], nets: list, cfg: TrainConfig, log=print, trees: list = ()
-) -> tuple[object | None, np.ndarray | None, list]:
-    """The sheet-context stage (vision.classify.context_inputs), its colour scale and, with
-    ``cfg.context_rounds`` = 2, its first round: all fitted on what the networks (and the trees,
-    when given: one per half) say about photos they were not fitted on (each half's photos read by
-    the other half's networks and trees), so it learns how far to trust them on unfamiliar sheets.
-    The first round is fitted on each half apart, and the second round reads each half through the
-    other half's first round, for the same reason. (None, None, []) without two halves of
-    networks."""
+) -> ContextStages:
+    """The sheet-context stage (vision.classify.context_inputs), its colour scale, with
+    ``cfg.context_rounds`` = 2 its first round, and with ``cfg.ruins_context`` the ruins cells' own
+    stage: all fitted on what the networks (and the trees, when given: one per half) say about
+    photos they were not fitted on (each half's photos read by the other half's networks and
+    trees), so they learn how far to trust them on unfamiliar sheets. The first round is fitted on
+    each half apart, and the second round reads each half through the other half's first round, for
+    the same reason. With a ruins stage, the main stage is fitted on the other cells only, without
+    the ruins comparison. Nothing is fitted without two halves of networks."""
     if len(nets) < 2:
-        return None, None, []
+        return ContextStages(None, None, [], None)
+    if cfg.ruins_context and cfg.context_rounds != 1:
+        raise ValueError("a ruins context stage needs one context round (context_rounds=1)")
     sheets = [(p["seed"] % 2, x, y) for p in photos for x, y in p["copies"]]
     scale = context_scale(np.concatenate([x for _, x, _ in sheets]))
     other = {h: [n for k, n in enumerate(nets) if k % 2 != h] for h in (0, 1)}
     t0 = time.time()
     networks = [np.mean([full_proba(n, x) for n in other[h]], axis=0) for h, x, _ in sheets]
+    tree_proba = [full_proba(trees[1 - h], x) if trees else None for h, x, _ in sheets]
+    inputs = lambda x, p, t, ruins: context_inputs(  # noqa: E731
+        x, p, scale, cfg.nearby_paper, cfg.sheet_look, t, ruins
+    )
+    main_reads_ruins = cfg.ruins_compared and not cfg.ruins_context
     rows = [
-        context_inputs(
-            x,
-            p,
-            scale,
-            cfg.nearby_paper,
-            cfg.sheet_look,
-            full_proba(trees[1 - h], x) if trees else None,
-            cfg.ruins_compared,
-        )
-        for (h, x, _), p in zip(sheets, networks)
+        inputs(x, p, t, main_reads_ruins) for (_, x, _), p, t in zip(sheets, networks, tree_proba)
     ]
-    labels = np.concatenate([y for _, _, y in sheets])
-    fit = lambda X, y: _fit(X, y, cfg, max_leaf_nodes=15, max_iter=cfg.context_max_iter)
+    labels = [y for _, _, y in sheets]
+    fit = lambda X, y: _fit(X, y, cfg, max_leaf_nodes=15, max_iter=cfg.context_max_iter)  # noqa: E731
+    ruins_stage = None
+    if cfg.ruins_context:
+        ruin = [np.isin(np.arange(len(x)), ruins_rows(x)) for _, x, _ in sheets]
+        ruins_stage = fit(
+            np.concatenate(
+                [
+                    inputs(x, p, t, cfg.ruins_compared)[r]
+                    for (_, x, _), p, t, r in zip(sheets, networks, tree_proba, ruin)
+                ]
+            ),
+            np.concatenate([y[r] for y, r in zip(labels, ruin)]),
+        )
+        log(f"  ruins context: {ruins_stage.n_iter_} iterations, {time.time() - t0:.0f} s")
+        rows = [r[~k] for r, k in zip(rows, ruin)]
+        labels = [y[~k] for y, k in zip(labels, ruin)]
     first = []
     if cfg.context_rounds == 2:
         first = [
             fit(
                 np.concatenate([r for (h, _, _), r in zip(sheets, rows) if h == half]),
-                np.concatenate([y for h, _, y in sheets if h == half]),
+                np.concatenate([y for (h, _, _), y in zip(sheets, labels) if h == half]),
             )
             for half in (0, 1)
         ]
@@ -225,9 +251,9 @@ def fit_context(
             second_round_inputs(r, mix_context(p, full_proba(first[1 - h], r)), sheet_side(x))
             for (h, x, _), r, p in zip(sheets, rows, networks)
         ]
-    context = fit(np.concatenate(rows), labels)
+    context = fit(np.concatenate(rows), np.concatenate(labels))
     log(f"  sheet context: {context.n_iter_} iterations, {time.time() - t0:.0f} s")
-    return context, scale, first
+    return ContextStages(context, scale, first, ruins_stage)
 
 
 def fit_coins(photos: list[dict], cfg: TrainConfig):
