@@ -21,7 +21,7 @@ gain for a bigger file, so the shipped model has one round. The six ruins cells 
 stage of their own (:attr:`ReaderModel.ruins_context`), which also compares each with the sheet's
 other ruins cells (:func:`ruins_comparison`): a bare ruins cell prints a glyph the others share,
 and those columns say nothing about any other cell, so the main stage reads the rest without them
-(and fits four times faster).
+(the two fit in 195 + 40 s where one stage over every cell took about 815 s).
 
 The coin model is a ``HistGradientBoostingClassifier`` over :mod:`vision.coins` features.
 
@@ -203,8 +203,8 @@ class ReaderModel:
             first = np.mean([full_proba(stage, inputs) for stage in self.first_context], axis=0)
             inputs = second_round_inputs(inputs, mix_context(networks, first), sheet_side(features))
         context = full_proba(self.context, inputs)
-        if self.ruins_context is not None:
-            ruins = ruins_rows(features)
+        ruins = ruins_rows(features) if self.ruins_context is not None else []
+        if ruins:
             context[ruins] = full_proba(
                 self.ruins_context, self.ruins_stage_inputs(features, networks, inputs)[ruins]
             )
