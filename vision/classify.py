@@ -226,12 +226,9 @@ class ReaderModel:
     def ruins_stage_inputs(
         self, features: np.ndarray, networks: np.ndarray, inputs: np.ndarray
     ) -> np.ndarray:
-        """What the ruins cells' own stage reads: the context stage's ``inputs`` and, when the
-        model compares ruins cells, :func:`ruins_comparison` (NaN outside the ruins cells)."""
-        if not self.ruins_compared:
-            return inputs
-        return np.concatenate(
-            [inputs, ruins_comparison(features, networks, self.context_scale)], axis=1
+        """What this model's ruins stage reads (:func:`ruins_stage_inputs`)."""
+        return ruins_stage_inputs(
+            features, networks, inputs, self.context_scale, self.ruins_compared
         )
 
     def coin_probabilities(self, features: np.ndarray) -> np.ndarray:
@@ -539,6 +536,28 @@ def context_inputs(
     if ruins:
         parts.append(ruins_comparison(features, probabilities, scale))
     return np.concatenate(parts, axis=1)
+
+
+def ruins_stage_inputs(
+    features: np.ndarray,
+    probabilities: np.ndarray,
+    inputs: np.ndarray,
+    scale: np.ndarray,
+    compared: bool = True,
+) -> np.ndarray:
+    """What the ruins cells' own stage reads about one whole sheet: the main stage's ``inputs``
+    (:func:`context_inputs` without the comparison) and, when ``compared``,
+    :func:`ruins_comparison` of the networks' ``probabilities`` (NaN outside the ruins cells).
+
+    >>> p = np.full((116, len(CELL_CLASSES)), 1 / 6)
+    >>> x, one = np.zeros((116, len(CELL_FEATURE_NAMES))), np.ones(len(CONTEXT_FEATURES))
+    >>> main, whole = context_inputs(x, p, one), context_inputs(x, p, one, ruins=True)
+    >>> np.array_equal(ruins_stage_inputs(x, p, main, one), whole, equal_nan=True)
+    True
+    """
+    if not compared:
+        return inputs
+    return np.concatenate([inputs, ruins_comparison(features, probabilities, scale)], axis=1)
 
 
 def second_round_inputs(

@@ -119,7 +119,7 @@ def train(cfg: TrainConfig, log=print) -> ReaderModel:
             "coin_iterations": int(coins.n_iter_),
             "context_iterations": iterations(stages.context),
             "ruins_context_iterations": iterations(stages.ruins),
-            "first_context_iterations": [int(c.n_iter_) for c in stages.first],
+            "first_context_iterations": [iterations(c) for c in stages.first],
             "tree_iterations": [int(t.n_iter_) for t in trees],
             "seed_range": [
                 TRAIN_SEED_BASE + 10_000 * cfg.seed,

@@ -23,6 +23,7 @@ from vision.classify import (
     full_proba,
     mix_context,
     ruins_rows,
+    ruins_stage_inputs,
     second_round_inputs,
     sheet_side,
 )
@@ -209,13 +210,17 @@ def fit_context(
     other = {h: [n for k, n in enumerate(nets) if k % 2 != h] for h in (0, 1)}
     t0 = time.time()
     networks = [np.mean([full_proba(n, x) for n in other[h]], axis=0) for h, x, _ in sheets]
-    tree_proba = [full_proba(trees[1 - h], x) if trees else None for h, x, _ in sheets]
-    inputs = lambda x, p, t, ruins: context_inputs(  # noqa: E731
-        x, p, scale, cfg.nearby_paper, cfg.sheet_look, t, ruins
-    )
-    main_reads_ruins = cfg.ruins_compared and not cfg.ruins_context
     rows = [
-        inputs(x, p, t, main_reads_ruins) for (_, x, _), p, t in zip(sheets, networks, tree_proba)
+        context_inputs(
+            x,
+            p,
+            scale,
+            cfg.nearby_paper,
+            cfg.sheet_look,
+            full_proba(trees[1 - h], x) if trees else None,
+            cfg.ruins_compared and not cfg.ruins_context,
+        )
+        for (h, x, _), p in zip(sheets, networks)
     ]
     labels = [y for _, _, y in sheets]
     fit = lambda X, y: _fit(X, y, cfg, max_leaf_nodes=15, max_iter=cfg.context_max_iter)  # noqa: E731
@@ -225,11 +230,11 @@ def fit_context(
         ruins_stage = fit(
             np.concatenate(
                 [
-                    inputs(x, p, t, cfg.ruins_compared)[r]
-                    for (_, x, _), p, t, r in zip(sheets, networks, tree_proba, ruin)
+                    ruins_stage_inputs(x, p, r, scale, cfg.ruins_compared)[k]
+                    for (_, x, _), p, r, k in zip(sheets, networks, rows, ruin)
                 ]
             ),
-            np.concatenate([y[r] for y, r in zip(labels, ruin)]),
+            np.concatenate([y[k] for y, k in zip(labels, ruin)]),
         )
         log(f"  ruins context: {ruins_stage.n_iter_} iterations, {time.time() - t0:.0f} s")
         rows = [r[~k] for r, k in zip(rows, ruin)]
