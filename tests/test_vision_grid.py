@@ -964,6 +964,57 @@ def test_frame_shown_refuses_a_placement_a_cell_over() -> None:
         assert not profiles.frame_shown(img, over), (dx, dy)
 
 
+def _page_framed_lattice(px: int = 40) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_solid_lattice` inside a page frame 1.1 u outside the grid on every side, as the
+    printer-friendly sheet's frame runs: a lattice a cell over lies on lines everywhere."""
+    img, h = _solid_lattice(px)
+    lo, hi = int(1.9 * px), int(15.1 * px)
+    cv2.rectangle(img, (lo, lo), (hi, hi), 70, 2)
+    return img, h
+
+
+def test_strips_beyond_the_grid_are_crossed_by_no_line_even_inside_a_page_frame() -> None:
+    img, h = _page_framed_lattice()
+    strips = profiles.crossed_strips(img, h)  # columns, rows: strips −2 … 12
+    inner = strips[:, profiles.STRIPS_BEYOND : profiles.STRIPS_BEYOND + 11]
+    beyond = np.delete(strips, np.s_[profiles.STRIPS_BEYOND : profiles.STRIPS_BEYOND + 11], axis=1)
+    assert inner.min() > 0.8 and beyond.max() < 0.1
+    over = profiles.crossed_strips(img, h @ finish.cells_away(0, 1))  # a column over
+    assert over[0, profiles.STRIPS_BEYOND + 10] < 0.1  # its last column is the margin …
+    assert over[0, profiles.STRIPS_BEYOND - 1] > 0.8  # … and the grid's first lies beyond it
+
+
+@pytest.mark.parametrize("rows, cols", [(0, 1), (0, -1), (1, 0), (-1, 0), (1, -1)])
+def test_a_lattice_a_cell_over_inside_a_page_frame_moves_onto_the_grid(
+    rows: int, cols: int
+) -> None:
+    """Its edge line on the page frame passes every line check; the strip of margin inside it,
+    crossed by no line, and the grid's crossed strip beyond its other edge move it back."""
+    img, h = _page_framed_lattice()
+    truth = lattice_points(h)
+    off_hom = h @ finish.cells_away(rows, cols)
+    off = grid.GridFit(lattice_points(off_hom), off_hom, 3.0, 0.0)
+    moved = grid._onto_crossed_strips(img, off, SHIPPED)
+    assert np.linalg.norm(moved.intersections - truth, axis=2).max() < 0.1 * 40
+    in_place = grid.GridFit(truth, h, 3.0, 0.0)
+    assert grid._onto_crossed_strips(img, in_place, SHIPPED) is in_place
+
+
+@pytest.mark.parametrize(
+    "strips, move",
+    [
+        ([0.1, 0.1] + [1.0] * 11 + [0.1, 0.1], 0),  # in place
+        ([0.1, 0.9] + [1.0] * 10 + [0.05] + [0.1, 0.1], -1),  # last column margin, grid before
+        ([0.1, 0.1, 0.05] + [1.0] * 10 + [0.9, 0.1], 1),
+        ([0.9, 0.9] + [1.0] * 9 + [0.05, 0.05] + [0.1, 0.1], -2),  # two columns of margin
+        ([0.1, 0.1, 0.05] + [1.0] * 10 + [0.3, 0.1], 0),  # beyond: too faint to take in
+        ([0.1, 0.1] + [1.0] * 5 + [0.05] + [1.0] * 5 + [0.9, 0.9], 0),  # an empty strip mid-grid
+    ],
+)
+def test_edge_move_takes_in_only_clearly_crossed_strips(strips: list[float], move: int) -> None:
+    assert grid._edge_move(np.array(strips), SHIPPED) == move
+
+
 def test_choose_prefers_a_placement_on_the_frame_among_one_sheets() -> None:
     square = np.array([[100, 100], [430, 100], [430, 430], [100, 430]])
     framed = _candidate(square, score=4.2, separation=0.0)

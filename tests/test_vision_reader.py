@@ -11,11 +11,13 @@ import numpy as np
 import pytest
 
 from vision import PhotoError, Reading, draw_overlay, read_photo
+from vision import reader as reader_module
 from vision.classify import MODEL_FILE
 from vision.coins import count_from_probabilities
 from vision.grid import PX, fit_grid, sample_cells
 from vision.load import load_photo
 from vision.orient import mountains_missing
+from vision.reader import coin_track_shown
 from vision.synth import make_photo
 from vision.train import grid_error_u, truth_sheet
 
@@ -277,25 +279,19 @@ def _fade(image: np.ndarray, quad: np.ndarray, keep: float) -> None:
     image[mask > 0] = np.round(keep * inside + (1 - keep) * paper).astype(np.uint8)
 
 
-@needs_model
-def test_a_sheet_whose_mountains_are_too_faint_is_known_by_its_coin_track() -> None:
-    """Thin line-art mountains (the printer-friendly sheet, a blurred photo) count as bare paper;
-    the printed coin track still shows a map sheet. Without either it is no map sheet at all."""
+def _line_art_sheet(mountains_keep: float, track_keep: float) -> tuple[np.ndarray, str]:
+    """A line-art printing (outlined mountains: others draw filled tiles no fade hides) with its
+    five mountains faded to ``mountains_keep`` of their contrast inside the cell lines, as a faint
+    print shows them, and its coin track to ``track_keep``; and the sheet's side."""
     from scoring.sides import SIDES
 
-    # a line-art printing with outlined mountains (others draw filled tiles no fade hides)
     photo = make_photo(50_000_009, megapixels=2.0, art_family="line-art", condition={"glare": 0.0})
     image = cv2.imdecode(np.frombuffer(photo.jpeg, np.uint8), cv2.IMREAD_COLOR)
     pts = np.asarray(photo.truth["intersections"], float)
     side = photo.truth["sheet"]["side"]
-    for r, c in SIDES[side].mountains:  # faded inside the cell lines, as a faint print shows them
+    for r, c in SIDES[side].mountains:
         quad = np.array([pts[r, c], pts[r, c + 1], pts[r + 1, c + 1], pts[r + 1, c]])
-        _fade(image, quad.mean(axis=0) + 0.85 * (quad - quad.mean(axis=0)), 0.3)
-    loaded = load_photo(cv2.imencode(".jpg", image)[1].tobytes())
-    fit = fit_grid(loaded.image)
-    assert fit is not None and mountains_missing(sample_cells(loaded.image, fit), PX)
-    assert read_photo(cv2.imencode(".jpg", image)[1].tobytes()).side == side
-
+        _fade(image, quad.mean(axis=0) + 0.85 * (quad - quad.mean(axis=0)), mountains_keep)
     pitch = float(np.linalg.norm(pts[-1, 1] - pts[-1, 0]))
     track = np.asarray(photo.truth["coin_centres"], float)
     along = (track[-1] - track[0]) / np.linalg.norm(track[-1] - track[0])
@@ -309,6 +305,30 @@ def test_a_sheet_whose_mountains_are_too_faint_is_known_by_its_coin_track() -> N
             a + 0.6 * pitch * across,
         ]
     )
-    _fade(image, band, 0.0)  # and the coin track gone too
+    _fade(image, band, track_keep)
+    return image, side
+
+
+@needs_model
+def test_thin_line_art_mountains_show_a_map_sheet_by_looking_alike() -> None:
+    """Thin line-art mountains (the printer-friendly sheet, a blurred photo) count as bare paper,
+    yet the five of them still look alike, so with the coin track hidden (a pencil lying on it)
+    the sheet is read."""
+    image, side = _line_art_sheet(mountains_keep=0.3, track_keep=0.0)
+    loaded = load_photo(cv2.imencode(".jpg", image)[1].tobytes())
+    fit = fit_grid(loaded.image)
+    assert fit is not None and mountains_missing(sample_cells(loaded.image, fit), PX)
+    assert not coin_track_shown(loaded.image, fit)
+    assert read_photo(cv2.imencode(".jpg", image)[1].tobytes()).side == side
+
+
+@needs_model
+def test_a_sheet_whose_mountains_say_nothing_is_known_by_its_coin_track(monkeypatch) -> None:
+    """Mountains neither dark nor alike (washed out) leave the lattice bare; the printed coin track
+    still shows a map sheet. Without it too, it is no map sheet at all."""
+    monkeypatch.setattr(reader_module, "best_likeness_margin", lambda cells, px: 0.0)
+    image, side = _line_art_sheet(mountains_keep=0.3, track_keep=1.0)
+    assert read_photo(cv2.imencode(".jpg", image)[1].tobytes()).side == side
+    image, _ = _line_art_sheet(mountains_keep=0.3, track_keep=0.0)
     with pytest.raises(PhotoError, match="the printed mountains are missing"):
         read_photo(cv2.imencode(".jpg", image)[1].tobytes())

@@ -63,7 +63,9 @@ from vision.grid import (
 from vision.layout import GRID
 from vision.load import LoadedPhoto, PhotoError, load_photo
 from vision.orient import (
+    LIKENESS_SURE_MARGIN,
     Orientation,
+    best_likeness_margin,
     coin_track_periodicity,
     decide_orientation,
     half_turn,
@@ -207,6 +209,18 @@ def coin_track_shown(image: np.ndarray, fit: GridFit) -> bool:
     )
 
 
+def map_sheet_shown(image: np.ndarray, fit: GridFit, cells: np.ndarray) -> bool:
+    """Whether the lattice is a map sheet's, not squared paper's or a tablecloth's: five cells of
+    some side's mountain layout are dark, or look alike (line art too thin or washed out to count
+    as dark, :func:`vision.orient.best_likeness_margin`), or the coin track is printed beside it.
+    ``cells``: the lattice's cell area at ``PX`` per unit."""
+    return (
+        not mountains_missing(cells, PX)
+        or best_likeness_margin(cells, PX) >= LIKENESS_SURE_MARGIN
+        or coin_track_shown(image, fit)
+    )
+
+
 def locate(loaded: LoadedPhoto, side: str | None = None) -> Located:
     """Find the grid, decide side and orientation, and rectify the cell area upright."""
     if side is not None and side not in SIDES:
@@ -216,7 +230,7 @@ def locate(loaded: LoadedPhoto, side: str | None = None) -> Located:
     if fit is None:
         raise PhotoError("no-grid", "no map grid found")
     cells = sample_cells(image, fit)
-    if mountains_missing(cells, PX) and not coin_track_shown(image, fit):
+    if not map_sheet_shown(image, fit, cells):
         raise PhotoError("no-grid", "no map sheet found: the printed mountains are missing")
     orientation = _orient(image, fit, cells, side)
     if orientation.glyph_shift is not None:  # the glyph shows the lattice a cell off: move it there

@@ -29,7 +29,12 @@ import numpy as np
 
 from vision.grid.candidates import Candidate
 from vision.grid.finish import cells_away, finish_grid, shifted_fit
-from vision.grid.profiles import likeness_margin_at, mountain_separation
+from vision.grid.profiles import (
+    STRIPS_BEYOND,
+    crossed_strips,
+    likeness_margin_at,
+    mountain_separation,
+)
 from vision.grid.quads import order_corners
 from vision.grid.search import GRID_PASSES, GridPass, find_lattice
 from vision.grid.snap import DOUBT_U
@@ -46,6 +51,7 @@ from vision.lattice import (
     sample_cells,
     warp_canonical,
 )
+from vision.layout import GRID
 from vision.orient import LIKENESS_SURE_MARGIN
 
 __all__ = [
@@ -86,7 +92,50 @@ def fit_grid(
         return None
     if not found.refined:
         fit = _unrefined_if_better(image, found, fit)
+    fit = _onto_crossed_strips(image, fit, tuning)
     return _onto_alike_mountains(image, fit, tuning)
+
+
+def _edge_move(strips: np.ndarray, tuning: GridTuning, beyond: int = STRIPS_BEYOND) -> int:
+    """How many cells along one axis the lattice moves (0 when it stays): when some strip inside
+    it is crossed by no printed line, the smallest move that leaves every strip inside crossed and
+    takes in only strips crossed clearly (``strips``: one axis of
+    :func:`vision.grid.profiles.crossed_strips`, strips −beyond … 10 + beyond).
+
+    >>> margin_first = np.array([0.0, 0.0, 0.05] + [1.0] * 10 + [0.9, 0.0])  # strip 0 is margin
+    >>> _edge_move(margin_first, SHIPPED), _edge_move(margin_first[::-1], SHIPPED)
+    (1, -1)
+    """
+    empty, crossed = tuning.finish.edge_empty, tuning.finish.edge_crossed
+    inside = strips[beyond : beyond + GRID]
+    if inside.min() >= empty:
+        return 0
+    for move in sorted(range(-beyond, beyond + 1), key=abs):
+        moved = strips[beyond + move : beyond + move + GRID]
+        taken = (
+            strips[beyond + GRID : beyond + GRID + move]
+            if move > 0
+            else strips[beyond + move : beyond]
+        )
+        if move and moved.min() >= empty and taken.min() >= crossed:
+            return move
+    return 0
+
+
+def _onto_crossed_strips(image: np.ndarray, fit: GridFit, tuning: GridTuning) -> GridFit:
+    """``fit``, or the lattice a cell or two over when strips of cells inside it are crossed by no
+    printed line and the strips beyond the opposite edge are: a printer-friendly sheet's page
+    frame and coin-track box run parallel to the grid a cell or so outside it and pass the line
+    check as its last lines, the margin between as its last cells."""
+    cols, rows = (_edge_move(s, tuning) for s in crossed_strips(image, fit.homography))
+    if (rows, cols) == (0, 0):
+        return fit
+    try:
+        moved = shifted_fit(image, fit, rows, cols, tuning)
+    except DegenerateFit:
+        return fit
+    inside = crossed_strips(image, moved.homography)[:, STRIPS_BEYOND : STRIPS_BEYOND + GRID]
+    return moved if inside[:, [0, -1]].min() >= tuning.finish.edge_crossed else fit
 
 
 def _onto_alike_mountains(image: np.ndarray, fit: GridFit, tuning: GridTuning) -> GridFit:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
 
 from scoring.sides import SIDES
 from vision.lattice import PX, black_hat, line_image, rectify_cell_area, warp_canonical
@@ -214,6 +215,44 @@ def thin_line_score(image: np.ndarray, intersections: np.ndarray, px: int = THIN
         off = np.interp((np.arange(GRID) + 0.5) * px - 0.5, xs, smooth)
         scores.append(_profile_score(on, off))
     return min(scores)
+
+
+STRIP_PX = 24  # canonical pixels per unit when measuring the lines that cross each strip of cells
+STRIP_ON_U = 0.25  # a crossing line is looked for this far either side of where the lattice says
+STRIPS_BEYOND = 2  # strips measured beyond each edge of the lattice
+
+
+def crossed_strips(
+    image: np.ndarray, homography: np.ndarray, beyond: int = STRIPS_BEYOND, px: int = STRIP_PX
+) -> np.ndarray:
+    """How strongly printed lines cross each strip of cells: the lattice's 11 and ``beyond`` more
+    past each edge, (2, 11 + 2 · beyond) for the columns −beyond … 10 + beyond, then the rows, each
+    relative to the median of the inner 11.
+
+    A strip's strength is the median, over its 12 crossing lines, of the thin-line darkness at the
+    line (its maximum within ``STRIP_ON_U``) above the darkness around it. Inside the printed grid
+    every strip is crossed; the margin outside it is not, even where a page frame or a box runs
+    parallel to the grid and passes as one of its lines. Measured through the homography alone
+    (the strips past the edges have no crossings to follow).
+    """
+    lo, hi = -beyond - 1.5, GRID + beyond + 1.5
+    canon = line_image(warp_canonical(image, homography, px, lo, lo, hi, hi))  # small first
+    thin = black_hat(canon, int(0.2 * px)).astype(np.float32)
+    on = int(STRIP_ON_U * px)
+    around = on + px // 3
+    at = ((np.arange(GRID + 1) - lo) * px).astype(int)  # the crossing lines 0 … 11
+    starts = ((np.arange(-beyond, GRID + beyond) + 0.2 - lo) * px).astype(int)
+    width = int(0.8 * px) - int(0.2 * px)
+    strengths = []
+    for lines in (thin, thin.T):  # lines[y, x]: strips along x, crossed by the lines y = k
+        sums = np.cumsum(np.pad(lines, ((0, 0), (1, 0))), axis=1)
+        profiles = (sums[:, starts + width] - sums[:, starts]).T / width  # (strip, y)
+        peaks = sliding_window_view(profiles, 2 * on, axis=1)[:, at - on].max(axis=2)
+        bases = median(sliding_window_view(profiles, 2 * around, axis=1)[:, at - around], 2)
+        strengths.append(median(peaks - bases, 1))
+    strengths = np.array(strengths, dtype=np.float64)
+    inner = np.median(strengths[:, beyond : beyond + GRID], axis=1, keepdims=True)
+    return strengths / np.maximum(inner, 1e-6)
 
 
 def mountain_separation(image: np.ndarray, intersections: np.ndarray) -> float:

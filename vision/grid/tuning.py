@@ -129,6 +129,14 @@ class FinishTuning:
     side_pull_gain_confirmed: tuple[float, float] = (1.15, 1.3)
     #: a side is tried only when a crossing pulled this share of the way or more is doubted
     side_pull_near: float = 0.8
+    #: a lattice moves a cell or two over when a strip of cells inside it is crossed by printed
+    #: lines less than this (relative to the inner strips,
+    #: :func:`vision.grid.profiles.crossed_strips`) and the strips beyond the opposite edge at
+    #: least ``edge_crossed``: on the publisher's printer-friendly sheets lattices off left
+    #: 0.01–0.05 inside and 0.99–1.20 beyond; right lattices with an edge strip this faint had at
+    #: most 0.09 beyond the other edge
+    edge_empty: float = 0.15
+    edge_crossed: float = 0.5
 
 
 @dataclass(frozen=True)
