@@ -326,7 +326,7 @@ def test_thin_line_art_mountains_show_a_map_sheet_by_looking_alike() -> None:
 def test_a_sheet_whose_mountains_say_nothing_is_known_by_its_coin_track(monkeypatch) -> None:
     """Mountains neither dark nor alike (washed out) leave the lattice bare; the printed coin track
     still shows a map sheet. Without it too, it is no map sheet at all."""
-    monkeypatch.setattr(reader_module, "best_likeness_margin", lambda cells, px: 0.0)
+    monkeypatch.setattr(reader_module, "mountains_alike", lambda cells, px: False)
     image, side = _line_art_sheet(mountains_keep=0.3, track_keep=1.0)
     assert read_photo(cv2.imencode(".jpg", image)[1].tobytes()).side == side
     image, _ = _line_art_sheet(mountains_keep=0.3, track_keep=0.0)

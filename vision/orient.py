@@ -268,6 +268,13 @@ def best_likeness_margin(cells_bgr: np.ndarray, px: int) -> float:
     return likeness_margin(turned, side, k)
 
 
+def mountains_alike(cells_bgr: np.ndarray, px: int) -> bool:
+    """Whether the five mountains of some side and turn look alike, clearly more than any other
+    layout's and any one-cell shift's (:func:`best_likeness_margin` ≥ ``LIKENESS_SURE_MARGIN``):
+    printed mountains of a printing that does not draw them dark (line art on white)."""
+    return best_likeness_margin(cells_bgr, px) >= LIKENESS_SURE_MARGIN
+
+
 def glyph_tiles(cells_bgr: np.ndarray, px: int) -> np.ndarray:
     """(11, 11, 8, 8) every cell's brightest channel at
     :data:`GLYPH_SIZE` samples, normalised per cell."""

@@ -63,13 +63,12 @@ from vision.grid import (
 from vision.layout import GRID
 from vision.load import LoadedPhoto, PhotoError, load_photo
 from vision.orient import (
-    LIKENESS_SURE_MARGIN,
     Orientation,
-    best_likeness_margin,
     coin_track_periodicity,
     decide_orientation,
     half_turn,
     mountain_darkness,
+    mountains_alike,
     mountains_missing,
 )
 from vision.seasons import read_written, unsure_numbers
@@ -212,11 +211,11 @@ def coin_track_shown(image: np.ndarray, fit: GridFit) -> bool:
 def map_sheet_shown(image: np.ndarray, fit: GridFit, cells: np.ndarray) -> bool:
     """Whether the lattice is a map sheet's, not squared paper's or a tablecloth's: five cells of
     some side's mountain layout are dark, or look alike (line art too thin or washed out to count
-    as dark, :func:`vision.orient.best_likeness_margin`), or the coin track is printed beside it.
+    as dark, :func:`vision.orient.mountains_alike`), or the coin track is printed beside it.
     ``cells``: the lattice's cell area at ``PX`` per unit."""
     return (
         not mountains_missing(cells, PX)
-        or best_likeness_margin(cells, PX) >= LIKENESS_SURE_MARGIN
+        or mountains_alike(cells, PX)
         or coin_track_shown(image, fit)
     )
 

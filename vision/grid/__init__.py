@@ -107,17 +107,13 @@ def _edge_move(strips: np.ndarray, tuning: GridTuning, beyond: int = STRIPS_BEYO
     (1, -1)
     """
     empty, crossed = tuning.finish.edge_empty, tuning.finish.edge_crossed
-    inside = strips[beyond : beyond + GRID]
-    if inside.min() >= empty:
+    inside = slice(beyond, beyond + GRID)
+    if strips[inside].min() >= empty:
         return 0
-    for move in sorted(range(-beyond, beyond + 1), key=abs):
-        moved = strips[beyond + move : beyond + move + GRID]
-        taken = (
-            strips[beyond + GRID : beyond + GRID + move]
-            if move > 0
-            else strips[beyond + move : beyond]
-        )
-        if move and moved.min() >= empty and taken.min() >= crossed:
+    for move in (m for step in range(1, beyond + 1) for m in (step, -step)):
+        moved = slice(beyond + move, beyond + move + GRID)
+        taken = slice(inside.stop, moved.stop) if move > 0 else slice(moved.start, inside.start)
+        if strips[moved].min() >= empty and strips[taken].min() >= crossed:
             return move
     return 0
 

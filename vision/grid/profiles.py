@@ -19,12 +19,12 @@ from scoring.sides import SIDES
 from vision.lattice import PX, black_hat, line_image, rectify_cell_area, warp_canonical
 from vision.layout import GRID
 from vision.orient import (
-    LIKENESS_SURE_MARGIN,
     best_likeness_margin,
     best_separation,
     glyph_correlations,
     glyph_sure,
     mountain_darkness,
+    mountains_alike,
 )
 
 LATTICE_PX = 16  # canonical pixels per unit when checking a candidate lattice
@@ -251,7 +251,7 @@ def crossed_strips(
         bases = median(sliding_window_view(profiles, 2 * around, axis=1)[:, at - around], 2)
         strengths.append(median(peaks - bases, 1))
     strengths = np.array(strengths, dtype=np.float64)
-    inner = np.median(strengths[:, beyond : beyond + GRID], axis=1, keepdims=True)
+    inner = median(strengths[:, beyond : beyond + GRID], 1)[:, None]
     return strengths / np.maximum(inner, 1e-6)
 
 
@@ -276,7 +276,7 @@ def likeness_settles(image: np.ndarray, intersections: np.ndarray) -> bool:
     """Whether the five mountains of some side and turn look alike on this lattice, clearly more
     than any other layout's and any one-cell shift's (:func:`vision.orient.likeness_sure`): the
     check for printings whose mountains are not dark (line art on white)."""
-    return likeness_margin_at(image, intersections) >= LIKENESS_SURE_MARGIN
+    return mountains_alike(rectify_cell_area(image, intersections, PX), PX)
 
 
 def likeness_margin_at(image: np.ndarray, intersections: np.ndarray) -> float:
