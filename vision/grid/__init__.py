@@ -33,6 +33,7 @@ from vision.grid.profiles import (
     STRIPS_BEYOND,
     crossed_strips,
     likeness_margin_at,
+    likeness_settles,
     mountain_separation,
 )
 from vision.grid.quads import order_corners
@@ -155,7 +156,7 @@ def _onto_alike_mountains(image: np.ndarray, fit: GridFit, tuning: GridTuning) -
         moved = shifted_fit(image, fit, rows, cols, tuning)
     except DegenerateFit:
         return fit
-    return moved if likeness_margin_at(image, moved.intersections) >= LIKENESS_SURE_MARGIN else fit
+    return moved if likeness_settles(image, moved.intersections) else fit
 
 
 def _unrefined_if_better(image: np.ndarray, found: Candidate, fit: GridFit) -> GridFit:
