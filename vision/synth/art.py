@@ -16,9 +16,9 @@ with OpenCV primitives, and randomised within itself as widely as the pen styles
                coins with heavy rims on a pale band (the family held out of training by default).
 
 In the three families of our own, each sheet prints its ruins and mountains in a look of its own
-(:mod:`vision.synth.glyphs`: six ruin designs, outlined, filled or hatched, in the ink or an accent
-colour, sometimes on a tinted square; one to three peaks, outlined, tiled or a silhouette), so the
-reader learns that a printed glyph in a ruins cell is not a mark. The looks chosen are in the
+(:mod:`vision.synth.glyphs`: seven ruin designs, outlined, filled or hatched, in the ink or an
+accent colour, sometimes on a tinted square; one to three peaks, outlined, tiled or a silhouette),
+so the reader learns that a printed glyph in a ruins cell is not a mark. The looks chosen are in the
 sheet's ``looks``. Some of their sheets also print ornaments whose tips overhang the grid's edge
 cells (:func:`_ornaments`). Any family may also come out of a photocopier (the photo's ``paper``
 condition ``photocopy``).

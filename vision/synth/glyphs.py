@@ -26,7 +26,7 @@ import numpy as np
 from vision.layout import Box
 from vision.synth.paper import Pen, bgr, smooth_noise
 
-RUINS_DESIGNS = ("pillars", "arch", "tower", "temple", "capital", "wall")
+RUINS_DESIGNS = ("pillars", "arch", "tower", "temple", "capital", "wall", "colonnade")
 RUINS_STYLES = ("outline", "filled", "hatched")
 #: Second colours a printing uses for glyphs (RGB): gold, orange, ochre, brown, grey.
 ACCENTS = {
@@ -330,6 +330,29 @@ def _wall(columns: int) -> tuple[Shape, Shape, Shape]:
     return [wall], [door], courses
 
 
+def _colonnade(columns: int) -> tuple[Shape, Shape, Shape]:
+    """Three to five fluted columns broken off at differing heights, on a base of two or three
+    steps: thin parallel lines, upright in the shafts and level in the steps."""
+    n = columns + 2
+    xs = np.linspace(-0.34, 0.34, n)
+    half = 0.3 / n
+    tops = (-0.46, -0.08, -0.3, 0.04, -0.2)[:n]
+    steps = 2 + columns % 2
+    ground = 0.5 - 0.07 * steps
+    polys = [
+        _rect(-0.5 + 0.05 * k, 0.5 - 0.07 * (k + 1), 0.5 - 0.05 * k, 0.5 - 0.07 * k)
+        for k in range(steps)
+    ]
+    flutes = []
+    for k, (x, top) in enumerate(zip(xs, tops)):
+        if k == 0:  # the first column still stands whole
+            polys.append(_rect(x - half, top, x + half, ground))
+        else:
+            polys.append(_broken_column(x, half, top, ground))
+        flutes += [[(x + f * half, top + 0.12), (x + f * half, ground - 0.03)] for f in (-0.6, 0.6)]
+    return polys, [], flutes
+
+
 _RUINS = {
     "pillars": _pillars,
     "arch": _arch,
@@ -337,6 +360,7 @@ _RUINS = {
     "temple": _temple,
     "capital": _capital,
     "wall": _wall,
+    "colonnade": _colonnade,
 }
 #: Mountain outlines in a cell's own units (0…1, y down): one, two or three peaks.
 _PEAKS = {
