@@ -26,7 +26,6 @@ import numpy as np
 from vision.layout import Box
 from vision.synth.paper import Pen, bgr, smooth_noise
 
-RUINS_DESIGNS = ("pillars", "arch", "tower", "temple", "capital", "wall", "colonnade")
 RUINS_STYLES = ("outline", "filled", "hatched")
 #: Second colours a printing uses for glyphs (RGB): gold, orange, ochre, brown, grey.
 ACCENTS = {
@@ -337,10 +336,10 @@ def _colonnade(columns: int) -> tuple[Shape, Shape, Shape]:
     xs = np.linspace(-0.34, 0.34, n)
     half = 0.3 / n
     tops = (-0.46, -0.08, -0.3, 0.04, -0.2)[:n]
-    steps = 2 + columns % 2
-    ground = 0.5 - 0.07 * steps
+    steps, rise = 2 + columns % 2, 0.07
+    ground = 0.5 - rise * steps
     polys = [
-        _rect(-0.5 + 0.05 * k, 0.5 - 0.07 * (k + 1), 0.5 - 0.05 * k, 0.5 - 0.07 * k)
+        _rect(-0.5 + 0.05 * k, 0.5 - rise * (k + 1), 0.5 - 0.05 * k, 0.5 - rise * k)
         for k in range(steps)
     ]
     flutes = []
@@ -362,6 +361,8 @@ _RUINS = {
     "wall": _wall,
     "colonnade": _colonnade,
 }
+#: The designs a printing's ruins are drawn in, one of them per sheet (``_RUINS``' keys).
+RUINS_DESIGNS = tuple(_RUINS)
 #: Mountain outlines in a cell's own units (0…1, y down): one, two or three peaks.
 _PEAKS = {
     1: [(0.1, 0.85), (0.5, 0.18), (0.9, 0.85)],
