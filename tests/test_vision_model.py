@@ -228,6 +228,50 @@ def test_unfamiliar_sheets_are_flagged_more_strictly(
     assert model.sheet_threshold(confidences) == expected
 
 
+def _sheet(top: float, context_top: float, unsure: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """One sheet of 100 cells read as class 0: the first with ``top`` of the mixed probability and
+    ``context_top`` of the context stage's, then ``unsure`` cells at 0.8, the rest sure."""
+    probs = np.zeros((100, len(CELL_CLASSES)))
+    probs[:, 0] = 1.0
+    probs[1 : 1 + unsure, 0] = 0.8
+    probs[0, 0] = top
+    probs[:, 1] = 1.0 - probs[:, 0]
+    context = probs.copy()
+    context[0, 0], context[0, 1] = context_top, 1.0 - context_top
+    return probs, context
+
+
+@pytest.mark.parametrize(
+    "top, context_top, unsure, flagged",
+    [
+        (0.9999, 0.9999, 0, False),  # both stages sure
+        (0.99, 0.9999, 0, False),  # under the calibrated threshold, but the context stage is sure
+        (0.9999, 0.99, 0, True),  # the context stage unsure of the class read
+        (0.9999, 0.997, 0, False),  # ...sure enough on a familiar sheet
+        (0.9999, 0.997, 9, True),  # ...not on an unfamiliar one (more than 8 % of cells unsure)
+        (0.79, 0.9999, 0, True),  # the networks contest the stage: the mixed probability is low
+        (0.6, 0.4, 0, True),  # the context stage prefers another class
+    ],
+)
+def test_cells_are_flagged_by_the_context_stages_own_confidence(
+    top: float, context_top: float, unsure: int, flagged: bool
+) -> None:
+    model = ReaderModel(shape=[], coins=None, meta={"low_confidence_below": 0.995})
+    probs, context = _sheet(top, context_top, unsure)
+    mask, unfamiliar = model.unsure_cells(probs, context)
+    assert bool(mask[0]) is flagged
+    assert unfamiliar is (unsure > 8)
+
+
+def test_without_a_context_stage_cells_are_flagged_under_the_calibrated_threshold() -> None:
+    model = ReaderModel(shape=[], coins=None, meta={"low_confidence_below": 0.995})
+    probs, _ = _sheet(0.99, 0.99)
+    assert model.unsure_cells(probs)[0][0]
+    assert not ReaderModel(shape=[], coins=None, meta={"low_confidence_below": 0.98}).unsure_cells(
+        probs
+    )[0][0]
+
+
 def test_sheet_context_compares_each_cell_with_the_sure_cells_of_its_own_sheet() -> None:
     from vision.classify import CONTEXT_FEATURES, CONTEXT_NONE, sheet_context
 

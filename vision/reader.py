@@ -260,6 +260,9 @@ class CellReading:
     confidence: list[list[float]]
     probabilities: list[list[dict]]
     paper: PaperModel
+    #: the sheet-context stage's own probabilities (``probs`` order; None without the stage): the
+    #: flags read them (:meth:`vision.classify.ReaderModel.unsure_cells`)
+    context: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -318,10 +321,10 @@ def classify_cells(image: np.ndarray, located: Located, model: ReaderModel) -> C
         located.cells, side, PX, paper_ring(image, located.upright.intersections)
     )
     # row by row: the order the model's neighbour summary relates them in
-    probs = model.cell_probabilities(feats[[r * GRID + c for r, c in layout.drawable]])
+    probs, context = model.cell_stages(feats[[r * GRID + c for r, c in layout.drawable]])
     grid_terrain, confidence, probabilities = _cell_grids(layout, probs)
     sheet = Sheet(side, tuple(tuple(row) for row in grid_terrain))
-    return CellReading(sheet, probs, confidence, probabilities, paper)
+    return CellReading(sheet, probs, confidence, probabilities, paper, context)
 
 
 def read_coins(
@@ -388,9 +391,10 @@ def written_warnings(written: WrittenScores | None) -> list[str]:
 #: sample taken partly from the neighbour cell rarely gives such a certain reading. On the
 #: publisher's sheets the crossing doubt is high where their faint lines are hard to follow though
 #: the grid sits right, so the doubt alone flags many right cells. Chosen on our own printings (art
-#: families, 80 sheets / look-alike, 299) with the shipped model and UNFAMILIAR_LOW_CONFIDENCE
-#: 0.995, as cells flagged and wrong cells left unflagged per sheet: 0.9999 8.1 % and 0.000 / 4.9 %
-#: and 0.003; 0.999 7.0 % and 0.000 / 4.6 % and 0.010; 0.99 6.7 % and 0.000 / 4.5 % and 0.013. On
+#: families, 80 sheets / look-alike, 299) with the shipped model, under the calibrated threshold
+#: and UNFAMILIAR_LOW_CONFIDENCE 0.995, as cells flagged and wrong cells left unflagged per
+#: sheet: 0.9999 8.1 % and 0.000 / 4.9 % and 0.003; 0.999 7.0 % and 0.000 / 4.6 % and 0.010;
+#: 0.99 6.7 % and 0.000 / 4.5 % and 0.013. On
 #: the publisher's sheets (315) the same three: 12.6 % and 0.013, 10.1 % and 0.016, 9.3 % and 0.032.
 SURE_DESPITE_DOUBT = 0.999
 
@@ -402,18 +406,18 @@ def flag_cells(
     coins: CoinReading,
     model: ReaderModel,
 ) -> Flags:
-    """The cells to check: under the model's confidence threshold for this sheet, or where the grid
-    may be off by more than ``DOUBT_U`` and the classifier is not all but certain
+    """The cells to check: those the model is unsure of (:meth:`ReaderModel.unsure_cells`), or
+    where the grid may be off by more than ``DOUBT_U`` and the classifier is not all but certain
     (``SURE_DESPITE_DOUBT``); every cell when side, turn or shift are in doubt."""
     upright, orientation = located.upright, located.orientation
     drawable = SIDES[orientation.side].drawable
-    threshold, unfamiliar = model.sheet_threshold(cells.probs.max(axis=1))
+    unsure_mask, unfamiliar = model.unsure_cells(cells.probs, cells.context)
     misplaced = [
         (r, c)
         for (r, c) in drawable
         if cell_doubt(upright, r, c) > DOUBT_U and cells.confidence[r][c] < SURE_DESPITE_DOUBT
     ]
-    unsure = {(r, c) for (r, c) in drawable if cells.confidence[r][c] < threshold}
+    unsure = {cell for cell, flagged in zip(drawable, unsure_mask) if flagged}
     low = sorted(unsure | set(misplaced))
     if orientation.in_doubt:
         low = list(drawable)  # the grid may be misplaced or upside down: nothing is sure
