@@ -71,14 +71,14 @@ DEFAULT_LOW_CONFIDENCE = 0.9
 #: "Unfamiliar sheet" rule: a cell whose top probability is below UNSURE_BELOW counts as unsure;
 #: when more than UNFAMILIAR_SHARE of a sheet's drawable cells are unsure, the sheet looks unlike
 #: the training sheets (an unseen marking style, a strong colour cast), the model's confidence is
-#: worth less there, and cells are flagged below UNFAMILIAR_LOW_CONFIDENCE instead of the
-#: calibrated threshold (a model without a sheet-context stage; with one, the stage's own
-#: probability is held to CONTEXT_FLAG_BELOW_UNFAMILIAR instead: docs/reader.md, "Flag").
-#: Chosen, for the calibrated threshold, on our own printings (art families, 80
-#: sheets / look-alike, 299) with the shipped model and SURE_DESPITE_DOUBT 0.999, as cells flagged
-#: and wrong cells left unflagged per sheet: 0.9995 7.9 % and 0.000 / 5.6 % and 0.010; 0.995
-#: 7.0 % and 0.000 / 4.6 % and 0.010; 0.99 6.9 % and 0.000 / 4.5 % and 0.010. On the publisher's
-#: sheets (315) the same three: 12.5 % and 0.013, 10.1 % and 0.016, 9.9 % and 0.025.
+#: worth less there, and cells are flagged below UNFAMILIAR_LOW_CONFIDENCE instead of the calibrated
+#: threshold (a model without a sheet-context stage; with one, the stage's own probability is held
+#: to CONTEXT_FLAG_BELOW_UNFAMILIAR instead: docs/reader.md, "Flag"). Chosen, for the calibrated
+#: threshold, on our own printings (art families, 80 sheets / look-alike, 299) with the shipped
+#: model and SURE_DESPITE_DOUBT 0.999, as cells flagged and wrong cells left unflagged per sheet:
+#: 0.9995 7.9 % and 0.000 / 5.6 % and 0.010; 0.995 7.0 % and 0.000 / 4.6 % and 0.010; 0.99 6.9 % and
+#: 0.000 / 4.5 % and 0.010. On the publisher's sheets (315) the same three: 12.5 % and 0.013, 10.1 %
+#: and 0.016, 9.9 % and 0.025.
 UNSURE_BELOW = 0.9
 UNFAMILIAR_SHARE = 0.08
 UNFAMILIAR_LOW_CONFIDENCE = 0.995
@@ -87,12 +87,12 @@ UNFAMILIAR_LOW_CONFIDENCE = 0.995
 #: with its sheet around it, and its own probability of the class read ranks the wrong cells better
 #: than the mixed probability does (area under the curve for a wrong cell: the look-alike 0.9901
 #: against 0.9877, our art families 0.9965 against 0.9935, the publisher's sheets 0.9878 against
-#: 0.9811). A cell is flagged when the stage
-#: gives the class read less than CONTEXT_FLAG_BELOW (CONTEXT_FLAG_BELOW_UNFAMILIAR on an
-#: unfamiliar sheet), or the mixed probability is below MIXED_FLAG_BELOW (the networks contest the
-#: stage). Chosen on our own printings (art families, 80 sheets / look-alike, 299) with the shipped
-#: model as the rule flagging fewest cells while leaving at most 0.01 wrong cells a sheet unflagged
-#: on both; the calibrated threshold (``low_confidence_below``) serves models without the stage.
+#: 0.9811). A cell is flagged when the stage gives the class read less than CONTEXT_FLAG_BELOW
+#: (CONTEXT_FLAG_BELOW_UNFAMILIAR on an unfamiliar sheet), or the mixed probability is below
+#: MIXED_FLAG_BELOW (the networks contest the stage). Chosen on our own printings (art families, 80
+#: sheets / look-alike, 299) with the shipped model as the rule flagging fewest cells while leaving
+#: at most 0.01 wrong cells a sheet unflagged on both; the calibrated threshold
+#: (``low_confidence_below``) serves models without the stage.
 CONTEXT_FLAG_BELOW = 0.995
 CONTEXT_FLAG_BELOW_UNFAMILIAR = 0.999
 MIXED_FLAG_BELOW = 0.8

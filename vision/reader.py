@@ -387,15 +387,15 @@ def written_warnings(written: WrittenScores | None) -> list[str]:
     ]
 
 
-#: A cell where the grid may be off is still not flagged when the classifier is this sure: a
-#: sample taken partly from the neighbour cell rarely gives such a certain reading. On the
-#: publisher's sheets the crossing doubt is high where their faint lines are hard to follow though
-#: the grid sits right, so the doubt alone flags many right cells. Chosen on our own printings (art
-#: families, 80 sheets / look-alike, 299) with the shipped model, under the calibrated threshold
-#: and UNFAMILIAR_LOW_CONFIDENCE 0.995, as cells flagged and wrong cells left unflagged per
-#: sheet: 0.9999 8.1 % and 0.000 / 4.9 % and 0.003; 0.999 7.0 % and 0.000 / 4.6 % and 0.010;
-#: 0.99 6.7 % and 0.000 / 4.5 % and 0.013. On
-#: the publisher's sheets (315) the same three: 12.6 % and 0.013, 10.1 % and 0.016, 9.3 % and 0.032.
+#: A cell where the grid may be off is still not flagged when the classifier is this sure: a sample
+#: taken partly from the neighbour cell rarely gives such a certain reading. On the publisher's
+#: sheets the crossing doubt is high where their faint lines are hard to follow though the grid sits
+#: right, so the doubt alone flags many right cells. Chosen on our own printings (art families, 80
+#: sheets / look-alike, 299) with the shipped model, under the calibrated threshold and
+#: UNFAMILIAR_LOW_CONFIDENCE 0.995, as cells flagged and wrong cells left unflagged per sheet:
+#: 0.9999 8.1 % and 0.000 / 4.9 % and 0.003; 0.999 7.0 % and 0.000 / 4.6 % and 0.010; 0.99 6.7 % and
+#: 0.000 / 4.5 % and 0.013. On the publisher's sheets (315) the same three: 12.6 % and 0.013, 10.1 %
+#: and 0.016, 9.3 % and 0.032.
 SURE_DESPITE_DOUBT = 0.999
 
 
