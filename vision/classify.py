@@ -215,10 +215,9 @@ class ReaderModel:
         [False, True, False]
         """
         confidence = probs.max(axis=1)
+        threshold, unfamiliar = self.sheet_threshold(confidence)
         if context is None:
-            threshold, unfamiliar = self.sheet_threshold(confidence)
             return confidence < threshold, unfamiliar
-        _, unfamiliar = self.sheet_threshold(confidence)
         chosen = context[np.arange(len(probs)), probs.argmax(axis=1)]
         below = CONTEXT_FLAG_BELOW_UNFAMILIAR if unfamiliar else CONTEXT_FLAG_BELOW
         return (chosen < below) | (confidence < MIXED_FLAG_BELOW), unfamiliar
