@@ -193,6 +193,43 @@ def test_a_long_upright_border_inside_a_cell_is_removed_but_a_tall_one_is_kept()
     assert ys.max() - ys.min() >= tall - 2  # …and the "1" whole
 
 
+def _box_places(affines: list[np.ndarray]) -> np.ndarray:
+    """(4, 2): how far (u) each box's fit moves its centre from the coin track's mapping."""
+    from vision.layout import GEOMETRY
+    from vision.season_boxes import strip_affine
+
+    base = strip_affine()
+    centres = [np.array([(b.x0 + b.x1) / 2, (b.y0 + b.y1) / 2, 1.0]) for b in GEOMETRY.season_boxes]
+    return np.array([(a - base) @ c for a, c in zip(affines, centres)]) / BOX_PX
+
+
+def test_a_box_snapped_out_of_line_with_the_others_is_snapped_again_from_their_line():
+    from vision.layout import GEOMETRY
+    from vision.season_boxes import STRIP, _box_lines, darkness, snap_box, snap_boxes
+
+    strip = _flat_strip("lookalike", "A", "print").copy()
+    # a darker copy of the spring box's borders 0.3 u to the left and 0.1 u up: alone, the box
+    # snaps onto it (as onto the colour sheet's dark edge beside it)
+    spring, (dx, dy) = GEOMETRY.season_boxes[0], (-0.3, -0.1)
+
+    def at(u: float, v: float) -> tuple[int, int]:
+        return round((u + dx - STRIP[0]) * BOX_PX), round((v + dy - STRIP[2]) * BOX_PX)
+
+    xs, ys = _box_lines(spring)
+    for x in xs:
+        cv2.line(strip, at(x, spring.y0), at(x, spring.y1), 0, 3)
+    for y in ys:
+        cv2.line(strip, at(spring.x0, y), at(spring.x1, y), 0, 3)
+    dark = darkness(strip)
+
+    alone = _box_places([snap_box(dark, b) for b in GEOMETRY.season_boxes])
+    together = _box_places(snap_boxes(dark))
+    assert np.linalg.norm(alone[0]) > 0.3  # on the lure
+    assert abs(together[0][0]) < 0.03  # back on its borders across (its lines along the lure's
+    assert np.linalg.norm(together[0]) < 0.12  # stay within the second search's reach)
+    assert np.abs(together[1:]).max() < 0.03 and np.allclose(together[1:], alone[1:])
+
+
 @pytest.mark.parametrize(
     "cells, key",
     [

@@ -25,6 +25,11 @@ SNAP_REACH_U = 0.3  # largest shift when snapping a box onto its printed borders
 SNAP_SCALE = 0.12  # …and largest stretch or shrink
 SNAP_MIN_STRENGTH = 2.0  # borders darker than this × the paper's median darkness are found
 SNAP_MIN_SCORE = 0.2  # an outline matching worse than this is not taken
+#: a box placed further than this from the line through the other three boxes' places is
+#: snapped again from that line's place, within ``RESNAP_REACH_U``
+AGREE_U = 0.3
+RESNAP_REACH_U = 0.15
+MAX_RESNAPS = 2  # boxes snapped again at most; with more off, the line is no guide
 PAPER_KERNEL_U = 0.22  # grey closing this wide takes the ink off and leaves the paper…
 PAPER_SMOOTH_PX = 1.5  # …of the strip smoothed this much first (so the grain does not lift it)
 #: ink is looked for in a cell smoothed this much, and the paper's grain measured the same way
@@ -91,12 +96,14 @@ def strip_affine(px: int = BOX_PX) -> np.ndarray:
     return np.array([[px, 0.0, -STRIP[0] * px - 0.5], [0.0, px, -STRIP[2] * px - 0.5]])
 
 
-def _fit_lines(profile: np.ndarray, lines: np.ndarray, centre: float, px: int) -> tuple:
+def _fit_lines(
+    profile: np.ndarray, lines: np.ndarray, centre: float, px: int, reach: float = SNAP_REACH_U
+) -> tuple:
     """(shift px, scale, strength) laying printed lines at ``lines`` (u from ``centre``, which
-    sits at ``len(profile) / 2``) on a darkness profile's peaks: every shift within
-    ``SNAP_REACH_U`` and scale within ``SNAP_SCALE`` is tried."""
+    sits at ``len(profile) / 2``) on a darkness profile's peaks: every shift within ``reach`` u
+    and scale within ``SNAP_SCALE`` is tried."""
     n = len(profile)
-    shifts = np.arange(-int(SNAP_REACH_U * px), int(SNAP_REACH_U * px) + 1)
+    shifts = np.arange(-int(reach * px), int(reach * px) + 1)
     scales = np.arange(1 - SNAP_SCALE, 1 + SNAP_SCALE + 1e-9, 0.01)
     peak = np.maximum(profile, np.maximum(np.roll(profile, 1), np.roll(profile, -1)))
     pos = n / 2 + (lines - centre)[None, None, :] * scales[None, :, None] * px
@@ -111,7 +118,7 @@ def _fit_lines(profile: np.ndarray, lines: np.ndarray, centre: float, px: int) -
     )
 
 
-def _snap_profiles(dark: np.ndarray, box: Box, px: int) -> np.ndarray:
+def _snap_profiles(dark: np.ndarray, box: Box, px: int, reach: float = SNAP_REACH_U) -> np.ndarray:
     """2×3: u, v → strip px laying ``box``'s printed borders on the strip's lines.
 
     The horizontal borders are found in the darkness profile of the box's left and right parts,
@@ -119,7 +126,7 @@ def _snap_profiles(dark: np.ndarray, box: Box, px: int) -> np.ndarray:
     curl has moved, stretched, sheared or turned is followed; an affine fit through the box's
     corners so placed is the mapping. Borders too faint to find keep the coin track's mapping."""
     base = strip_affine(px)
-    r = SNAP_REACH_U + 0.1
+    r = reach + 0.1
     x0, y0 = int(round((box.x0 - r - STRIP[0]) * px)), int(round((box.y0 - r - STRIP[2]) * px))
     w, h = int(round((box.width + 2 * r) * px)), int(round((box.height + 2 * r) * px))
     win = np.zeros((h, w), np.float32)
@@ -136,12 +143,12 @@ def _snap_profiles(dark: np.ndarray, box: Box, px: int) -> np.ndarray:
     right = (box.x0 + 0.72 * box.width, box.x1 - 0.05)
     top, bottom = (box.y0 + 0.05, cv - 0.05), (cv + 0.05, box.y1 - 0.05)
     fits = {
-        "left": _fit_lines(win[:, col(left[0]) : col(left[1])].mean(axis=1), ys, cv, px),
+        "left": _fit_lines(win[:, col(left[0]) : col(left[1])].mean(axis=1), ys, cv, px, reach),
         "right": _fit_lines(
-            win[:, col(right[0]) : col(right[1])].mean(axis=1), ys[[0, -1]], cv, px
+            win[:, col(right[0]) : col(right[1])].mean(axis=1), ys[[0, -1]], cv, px, reach
         ),
-        "top": _fit_lines(win[row(top[0]) : row(top[1])].mean(axis=0), xs, cu, px),
-        "bottom": _fit_lines(win[row(bottom[0]) : row(bottom[1])].mean(axis=0), xs, cu, px),
+        "top": _fit_lines(win[row(top[0]) : row(top[1])].mean(axis=0), xs, cu, px, reach),
+        "bottom": _fit_lines(win[row(bottom[0]) : row(bottom[1])].mean(axis=0), xs, cu, px, reach),
     }
     if min(f[2] for f in fits.values()) < SNAP_MIN_STRENGTH:
         return base
@@ -191,17 +198,17 @@ def _match(dark: np.ndarray, tmpl: np.ndarray, x0: int, y0: int, reach: int) -> 
     return xa + int(ix) - x0, ya + int(iy) - y0, float(score[iy, ix])
 
 
-def _snap_outline(dark: np.ndarray, box: Box, px: int) -> np.ndarray:
+def _snap_outline(dark: np.ndarray, box: Box, px: int, reach: float = SNAP_REACH_U) -> np.ndarray:
     """2×3: u, v → strip px laying ``box``'s printed outline on the strip's lines.
 
-    The whole outline is matched first (within ``SNAP_REACH_U``), then each quarter of it a
+    The whole outline is matched first (within ``reach`` u), then each quarter of it a
     little further; an affine fit through the quarters follows a box the paper's curl has sheared
     or turned. A weak match keeps the coin track's mapping."""
     base = strip_affine(px)
     m = 0.05
     tmpl = _outline_template(box, px, m)
     x0, y0 = (np.array([box.x0 - m, box.y0 - m]) @ base[:, :2].T + base[:, 2]).round().astype(int)
-    dx, dy, score = _match(dark, tmpl, int(x0), int(y0), int(SNAP_REACH_U * px))
+    dx, dy, score = _match(dark, tmpl, int(x0), int(y0), int(reach * px))
     if score < SNAP_MIN_SCORE:
         return base
     th, tw = tmpl.shape
@@ -224,12 +231,59 @@ def _snap_outline(dark: np.ndarray, box: Box, px: int) -> np.ndarray:
     return _compose(shift, base)
 
 
-def snap_box(dark: np.ndarray, box: Box, px: int = BOX_PX) -> np.ndarray:
+def snap_box(
+    dark: np.ndarray, box: Box, px: int = BOX_PX, reach: float = SNAP_REACH_U
+) -> np.ndarray:
     """2×3: u, v → strip px of ``box``: of the coin track's mapping, the outline matched as a
     whole and by quarters (:func:`_snap_outline`) and the borders found in profiles
-    (:func:`_snap_profiles`), the one whose borders lie on the darkest ink."""
-    candidates = [strip_affine(px), _snap_outline(dark, box, px), _snap_profiles(dark, box, px)]
+    (:func:`_snap_profiles`), each within ``reach`` u, the one whose borders lie on the
+    darkest ink."""
+    candidates = [
+        strip_affine(px),
+        _snap_outline(dark, box, px, reach),
+        _snap_profiles(dark, box, px, reach),
+    ]
     return max(candidates, key=lambda a: border_darkness(dark, box, a))
+
+
+def snap_boxes(dark: np.ndarray, px: int = BOX_PX) -> list[np.ndarray]:
+    """2×3: u, v → strip px of each season box (:func:`snap_box`), the four kept in line.
+
+    The paper's curl moves the boxes smoothly, so each box's place (where its centre lands,
+    against the coin track's mapping) lies near the straight line through the other three's.
+    A box further than ``AGREE_U`` from that line has usually snapped onto something else dark
+    (the colour sheet's dark edge beside the spring box): it is snapped again from the line's
+    place, within ``RESNAP_REACH_U``. The worst first, ``MAX_RESNAPS`` at most."""
+    boxes = GEOMETRY.season_boxes
+    affines = [snap_box(dark, box, px) for box in boxes]
+    for _ in range(MAX_RESNAPS):
+        i, shift = _out_of_line(affines, px)
+        if i is None:
+            break
+        # snapped on the strip moved so that the line's place is where the mapping puts the box
+        again = snap_box(_shifted(dark, -shift[1], -shift[0]), boxes[i], px, RESNAP_REACH_U)
+        affines[i] = again + np.array([[0.0, 0.0, shift[0]], [0.0, 0.0, shift[1]]])
+    return affines
+
+
+def _out_of_line(affines: list[np.ndarray], px: int) -> tuple[int | None, np.ndarray]:
+    """(the box placed furthest from the line through the other boxes' places, if further than
+    ``AGREE_U``, else ``None``; the line's place for it). A place is how far (x, y strip px) a
+    box's fit moves its centre from where the coin track's mapping puts it."""
+    base = strip_affine(px)
+    boxes = GEOMETRY.season_boxes
+    centres = [np.array([(b.x0 + b.x1) / 2, (b.y0 + b.y1) / 2, 1.0]) for b in boxes]
+    places = np.array([a @ c - base @ c for a, c in zip(affines, centres)])
+    us = np.array([c[0] for c in centres])
+    worst, worst_off, worst_line = None, AGREE_U * px, np.zeros(2)
+    for i in range(len(affines)):
+        others = [j for j in range(len(affines)) if j != i]
+        slope, at_zero = np.polyfit(us[others], places[others], 1)
+        line = slope * us[i] + at_zero
+        off = float(np.linalg.norm(places[i] - line))
+        if off > worst_off:
+            worst, worst_off, worst_line = i, off, line
+    return worst, worst_line
 
 
 def border_darkness(dark: np.ndarray, box: Box, affine: np.ndarray) -> float:
@@ -279,7 +333,7 @@ def strip_cells(strip: np.ndarray, px: int = BOX_PX) -> tuple[dict[str, np.ndarr
     dark = darkness(strip, px)
     line = float(np.percentile(dark, LINE_PERCENTILE))
     grain = paper_grain(cv2.GaussianBlur(dark, (0, 0), INK_SMOOTH_PX))
-    affines = [snap_box(dark, box, px) for box in GEOMETRY.season_boxes]
+    affines = snap_boxes(dark, px)
     cells = {}
     for key, cell in writing_cells().items():
         # the shield has no straight outline: the winter box's fit, carried over
