@@ -195,12 +195,9 @@ def test_a_long_upright_border_inside_a_cell_is_removed_but_a_tall_one_is_kept()
 
 def _box_places(affines: list[np.ndarray]) -> np.ndarray:
     """(4, 2): how far (u) each box's fit moves its centre from the coin track's mapping."""
-    from vision.layout import GEOMETRY
-    from vision.season_boxes import strip_affine
+    from vision.season_boxes import box_places
 
-    base = strip_affine()
-    centres = [np.array([(b.x0 + b.x1) / 2, (b.y0 + b.y1) / 2, 1.0]) for b in GEOMETRY.season_boxes]
-    return np.array([(a - base) @ c for a, c in zip(affines, centres)]) / BOX_PX
+    return box_places(affines) / BOX_PX
 
 
 def test_a_box_snapped_out_of_line_with_the_others_is_snapped_again_from_their_line():

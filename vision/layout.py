@@ -27,6 +27,10 @@ class Box:
     def height(self) -> float:
         return self.y1 - self.y0
 
+    @property
+    def centre(self) -> tuple[float, float]:
+        return (self.x0 + self.x1) / 2, (self.y0 + self.y1) / 2
+
 
 @dataclass(frozen=True)
 class SheetGeometry:

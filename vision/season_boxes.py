@@ -136,7 +136,7 @@ def _snap_profiles(dark: np.ndarray, box: Box, px: int, reach: float = SNAP_REAC
         return base
     win[sy0 - y0 : sy1 - y0, sx0 - x0 : sx1 - x0] = dark[sy0:sy1, sx0:sx1]
     xs, ys = (np.array(v) for v in _box_lines(box))
-    cu, cv = (box.x0 + box.x1) / 2, (box.y0 + box.y1) / 2
+    cu, cv = box.centre
     col = lambda u: int(round((u - box.x0 + r) * px))  # noqa: E731
     row = lambda v: int(round((v - box.y0 + r) * px))  # noqa: E731
     left = (box.x0 + 0.05, box.x0 + 0.3 * box.width)
@@ -256,25 +256,35 @@ def snap_boxes(dark: np.ndarray, px: int = BOX_PX) -> list[np.ndarray]:
     place, within ``RESNAP_REACH_U``. The worst first, ``MAX_RESNAPS`` at most."""
     boxes = GEOMETRY.season_boxes
     affines = [snap_box(dark, box, px) for box in boxes]
+    snapped_again: set[int] = set()
     for _ in range(MAX_RESNAPS):
         i, shift = _out_of_line(affines, px)
-        if i is None:
+        if i is None or i in snapped_again:  # the same search again would find the same fit
             break
+        snapped_again.add(i)
         # snapped on the strip moved so that the line's place is where the mapping puts the box
         again = snap_box(_shifted(dark, -shift[1], -shift[0]), boxes[i], px, RESNAP_REACH_U)
         affines[i] = again + np.array([[0.0, 0.0, shift[0]], [0.0, 0.0, shift[1]]])
     return affines
 
 
-def _out_of_line(affines: list[np.ndarray], px: int) -> tuple[int | None, np.ndarray]:
-    """(the box placed furthest from the line through the other boxes' places, if further than
-    ``AGREE_U``, else ``None``; the line's place for it). A place is how far (x, y strip px) a
-    box's fit moves its centre from where the coin track's mapping puts it."""
+def box_places(affines: list[np.ndarray], px: int = BOX_PX) -> np.ndarray:
+    """(4, 2): each season box's place, how far (x, y strip px) its fit ``affines`` moves its
+    centre from where the coin track's mapping puts it.
+
+    >>> box_places([strip_affine()] * 4).tolist()
+    [[0.0, 0.0], [0.0, 0.0], [0.0, 0.0], [0.0, 0.0]]
+    """
     base = strip_affine(px)
-    boxes = GEOMETRY.season_boxes
-    centres = [np.array([(b.x0 + b.x1) / 2, (b.y0 + b.y1) / 2, 1.0]) for b in boxes]
-    places = np.array([a @ c - base @ c for a, c in zip(affines, centres)])
-    us = np.array([c[0] for c in centres])
+    centres = [np.array([b.centre[0], b.centre[1], 1.0]) for b in GEOMETRY.season_boxes]
+    return np.array([a @ c - base @ c for a, c in zip(affines, centres)])
+
+
+def _out_of_line(affines: list[np.ndarray], px: int) -> tuple[int | None, np.ndarray]:
+    """(the box placed furthest from the line through the other boxes' places
+    (:func:`box_places`), if further than ``AGREE_U``, else ``None``; the line's place for it)."""
+    places = box_places(affines, px)
+    us = np.array([b.centre[0] for b in GEOMETRY.season_boxes])
     worst, worst_off, worst_line = None, AGREE_U * px, np.zeros(2)
     for i in range(len(affines)):
         others = [j for j in range(len(affines)) if j != i]
