@@ -227,6 +227,52 @@ def test_a_box_snapped_out_of_line_with_the_others_is_snapped_again_from_their_l
     assert np.abs(together[1:]).max() < 0.03 and np.allclose(together[1:], alone[1:])
 
 
+class _WholeCellStub:
+    """Whole-cell networks that read a "7" in every cell: in an edict cell where the cell is
+    (no ink) only 0.6 surely (blank 0.4), anywhere with ink in its picture surely; other cells
+    surely."""
+
+    cell_networks = (object(),)
+
+    def cell_probabilities(self, rows: np.ndarray) -> np.ndarray:
+        from vision.cell_numbers import CELL_PARTS, CELL_SIDE, HEADS, LAYOUTS
+
+        area = CELL_SIDE * CELL_SIDE
+        out = np.zeros((len(rows), sum(HEADS)), np.float32)
+        for row, o in zip(rows, out):
+            edict = row[area + CELL_PARTS.index("edict1")] or row[area + CELL_PARTS.index("edict2")]
+            sure = 1.0 if row[:area].max() > 0 or not edict else 0.6
+            o[LAYOUTS.index("d")], o[LAYOUTS.index("")] = sure, 1.0 - sure
+            o[len(LAYOUTS) + 7] = 1.0
+        return out
+
+
+def test_an_unsure_cell_is_read_again_moved_each_way_and_its_readings_averaged():
+    from vision.cell_numbers import number_candidates
+    from vision.seasons import WHOLE_CELL_SHIFT_U, whole_cell_probabilities
+
+    keys = ("spring.edict1", "spring.coins", "final")
+    inks = {k: np.zeros((40, 50), np.float32) for k in keys}
+    inked = np.zeros((40, 50), np.float32)
+    inked[15:25, 20:26] = 0.5  # a stroke in the middle of the cell: read surely
+    asked = []
+
+    def moved(shift: tuple[float, float]) -> dict[str, np.ndarray]:
+        asked.append(shift)
+        return {k: inked for k in keys}
+
+    probs = whole_cell_probabilities(_WholeCellStub(), inks, moved, 0.3, 0.02)
+    sureness = {k: number_candidates(p, signed=False).get(7, 0.0) for k, p in probs.items()}
+    s = WHOLE_CELL_SHIFT_U
+    assert sorted(asked) == sorted([(s, 0.0), (-s, 0.0), (0.0, s), (0.0, -s)])
+    assert sureness["spring.edict1"] == pytest.approx((0.6 + 4 * 1.0) / 5)  # five readings
+    assert sureness["spring.coins"] == sureness["final"] == 1.0  # sure cells: read once
+
+    asked.clear()
+    whole_cell_probabilities(_WholeCellStub(), {k: inked for k in keys}, moved, 0.3, 0.02)
+    assert asked == []  # every cell sure: nothing is read again
+
+
 @pytest.mark.parametrize(
     "cells, key",
     [

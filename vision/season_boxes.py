@@ -336,20 +336,42 @@ def paper_grain(d: np.ndarray) -> float:
     return med + NOISE_MADS * float(np.median(np.abs(d - med)))
 
 
-def strip_cells(strip: np.ndarray, px: int = BOX_PX) -> tuple[dict[str, np.ndarray], float, float]:
-    """Every writing cell's darkness (with its border band) by key, each box snapped onto its
-    borders, the print shared by the four boxes taken off (:func:`without_shared_print`); the
-    printed lines' darkness and the paper's grain."""
+def fit_boxes(
+    strip: np.ndarray, px: int = BOX_PX
+) -> tuple[np.ndarray, list[np.ndarray], float, float]:
+    """The strip's darkness, each box's fit (u, v → darkness px: :func:`snap_boxes`), the printed
+    lines' darkness and the paper's grain."""
     dark = darkness(strip, px)
     line = float(np.percentile(dark, LINE_PERCENTILE))
     grain = paper_grain(cv2.GaussianBlur(dark, (0, 0), INK_SMOOTH_PX))
-    affines = snap_boxes(dark, px)
+    return dark, snap_boxes(dark, px), line, grain
+
+
+def cells_in_boxes(
+    dark: np.ndarray,
+    affines: list[np.ndarray],
+    px: int = BOX_PX,
+    shift: tuple[float, float] = (0.0, 0.0),
+) -> dict[str, np.ndarray]:
+    """Every writing cell's darkness (with its border band) by key, each cell where its box's fit
+    puts it moved by ``shift`` (u), the print shared by the four boxes taken off
+    (:func:`without_shared_print`)."""
     cells = {}
     for key, cell in writing_cells().items():
         # the shield has no straight outline: the winter box's fit, carried over
         affine = affines[SEASON_NAMES.index(key.split(".")[0])] if key != "final" else affines[3]
-        cells[key] = cell_darkness(dark, cell, affine, px)
-    return without_shared_print(cells), line, grain
+        moved = affine.copy()
+        moved[:, 2] += affine[:, :2] @ np.asarray(shift, np.float64)
+        cells[key] = cell_darkness(dark, cell, moved, px)
+    return without_shared_print(cells)
+
+
+def strip_cells(strip: np.ndarray, px: int = BOX_PX) -> tuple[dict[str, np.ndarray], float, float]:
+    """Every writing cell's darkness (with its border band) by key, each box snapped onto its
+    borders, the print shared by the four boxes taken off (:func:`cells_in_boxes`); the printed
+    lines' darkness and the paper's grain."""
+    dark, affines, line, grain = fit_boxes(strip, px)
+    return cells_in_boxes(dark, affines, px), line, grain
 
 
 def without_shared_print(cells: dict[str, np.ndarray]) -> dict[str, np.ndarray]:

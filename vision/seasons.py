@@ -25,6 +25,7 @@ import math
 import statistics
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import partial
 
 import cv2
 import numpy as np
@@ -44,6 +45,8 @@ from vision.season_boxes import (
     BOX_PX,
     INK_SMOOTH_PX,
     LINE_BAND_U,
+    cells_in_boxes,
+    fit_boxes,
     paper_grain,
     sample_strip,
     strip_cells,
@@ -91,6 +94,15 @@ SLIP_ODDS = 0.08
 OPEN_BOX_ODDS = 0.01
 #: the whole-cell network's share of a cell's candidate numbers (the character reader has the rest)
 WHOLE_CELL_WEIGHT = 0.7
+#: a cell the whole-cell networks read less surely than ``WHOLE_CELL_SURE`` (their likeliest
+#: number's probability) is read again moved ``WHOLE_CELL_SHIFT_U`` left, right, up and down, and
+#: the five readings are averaged: a box's fit may sit a few hundredths of a unit off, and a
+#: number near the cell's edge or over a printed letter is cut and scaled differently at each
+#: place. Measured on the cached box strips (numbers exact, ours / the publisher's): once 96.76 /
+#: 84.22 %; every cell at 0.03 / 0.04 / 0.06 u 96.85 / 85.21, 97.10 / 85.51 and 96.90 / 85.74 %;
+#: at 0.06 u only the cells under 0.99 sure (13 % of ours, 53 % of the publisher's) 96.93 / 85.71 %
+WHOLE_CELL_SHIFT_U = 0.04
+WHOLE_CELL_SURE = 0.99
 
 
 @dataclass(frozen=True)
@@ -491,11 +503,12 @@ def read_written(
 
 def read_strip(strip: np.ndarray, model: DigitModel, px: int = BOX_PX) -> WrittenScores:
     """:func:`read_written` on the box strip already sampled (:func:`sample_strip`)."""
-    inks, line, grain = strip_inks(strip, px)
+    dark, affines, line, grain = fit_boxes(strip, px)
+    inks = {key: remove_borders(d, px) for key, d in cells_in_boxes(dark, affines, px).items()}
     reads = {key: read_ink(ink, px, model, _signed(key), line, grain) for key, ink in inks.items()}
     if model.cell_networks:
-        rows = np.array([cell_picture(ink, key, line, grain) for key, ink in inks.items()])
-        for key, probs in zip(inks, model.cell_probabilities(rows)):
+        moved = partial(cells_in_boxes, dark, affines, px)
+        for key, probs in whole_cell_probabilities(model, inks, moved, line, grain, px).items():
             reads[key] = with_whole_cell(reads[key], number_candidates(probs, _signed(key)))
     values, confidence = decode_boxes(reads)
     seasons = tuple(
@@ -511,6 +524,42 @@ def read_strip(strip: np.ndarray, model: DigitModel, px: int = BOX_PX) -> Writte
     return WrittenScores(
         seasons, values["final"], arithmetic_confidence(seasons, values["final"], confidence)
     )
+
+
+def whole_cell_probabilities(
+    model: DigitModel,
+    inks: dict[str, np.ndarray],
+    moved: Callable[[tuple[float, float]], dict[str, np.ndarray]],
+    line: float,
+    grain: float,
+    px: int = BOX_PX,
+) -> dict[str, np.ndarray]:
+    """The whole-cell networks' probabilities of each cell (:mod:`vision.cell_numbers`) by key;
+    a cell they read less surely than ``WHOLE_CELL_SURE`` is read again in the cells ``moved``
+    gives (every cell's darkness with the boxes moved by a shift in u) ``WHOLE_CELL_SHIFT_U``
+    each way, and its five readings are averaged."""
+    keys = list(inks)
+    probs = model.cell_probabilities(
+        np.array([cell_picture(inks[k], k, line, grain) for k in keys])
+    )
+    unsure = [
+        i
+        for i, key in enumerate(keys)
+        if max(number_candidates(probs[i], _signed(key)).values()) < WHOLE_CELL_SURE
+    ]
+    if unsure:
+        s = WHOLE_CELL_SHIFT_U
+        shifts = ((s, 0.0), (-s, 0.0), (0.0, s), (0.0, -s))
+        rows = []
+        for shift in shifts:
+            cells = moved(shift)
+            rows += [
+                cell_picture(remove_borders(cells[keys[i]], px), keys[i], line, grain)
+                for i in unsure
+            ]
+        more = model.cell_probabilities(np.array(rows)).reshape(len(shifts), len(unsure), -1)
+        probs[unsure] = (probs[unsure] + more.sum(axis=0)) / (1 + len(shifts))
+    return dict(zip(keys, probs))
 
 
 def strip_inks(strip: np.ndarray, px: int = BOX_PX) -> tuple[dict[str, np.ndarray], float, float]:
