@@ -98,9 +98,8 @@ WHOLE_CELL_WEIGHT = 0.7
 #: number's probability) is read again moved ``WHOLE_CELL_SHIFT_U`` left, right, up and down, and
 #: the five readings are averaged: a box's fit may sit a few hundredths of a unit off, and a
 #: number near the cell's edge or over a printed letter is cut and scaled differently at each
-#: place. Measured on the cached box strips (numbers exact, ours / the publisher's): once 96.76 /
-#: 84.22 %; every cell at 0.03 / 0.04 / 0.06 u 96.85 / 85.21, 97.10 / 85.51 and 96.90 / 85.74 %;
-#: at 0.06 u only the cells under 0.99 sure (13 % of ours, 53 % of the publisher's) 96.93 / 85.71 %
+#: place. On the cached box strips, numbers exact ours / the publisher's: read once 96.76 /
+#: 84.22 %, now 97.10 / 85.46 % (docs/reader.md has the other shifts and thresholds measured)
 WHOLE_CELL_SHIFT_U = 0.04
 WHOLE_CELL_SURE = 0.99
 
