@@ -248,8 +248,7 @@ class _WholeCellStub:
 
 
 def test_an_unsure_cell_is_read_again_moved_each_way_and_its_readings_averaged():
-    from vision.cell_numbers import number_candidates
-    from vision.seasons import WHOLE_CELL_SHIFT_U, whole_cell_probabilities
+    from vision.seasons import WHOLE_CELL_SHIFT_U, whole_cell_numbers
 
     keys = ("spring.edict1", "spring.coins", "final")
     inks = {k: np.zeros((40, 50), np.float32) for k in keys}
@@ -261,15 +260,15 @@ def test_an_unsure_cell_is_read_again_moved_each_way_and_its_readings_averaged()
         asked.append(shift)
         return {k: inked for k in keys}
 
-    probs = whole_cell_probabilities(_WholeCellStub(), inks, moved, 0.3, 0.02)
-    sureness = {k: number_candidates(p, signed=False).get(7, 0.0) for k, p in probs.items()}
+    numbers = whole_cell_numbers(_WholeCellStub(), inks, moved, 0.3, 0.02)
+    sureness = {k: n.get(7, 0.0) for k, n in numbers.items()}
     s = WHOLE_CELL_SHIFT_U
     assert sorted(asked) == sorted([(s, 0.0), (-s, 0.0), (0.0, s), (0.0, -s)])
     assert sureness["spring.edict1"] == pytest.approx((0.6 + 4 * 1.0) / 5)  # five readings
     assert sureness["spring.coins"] == sureness["final"] == 1.0  # sure cells: read once
 
     asked.clear()
-    whole_cell_probabilities(_WholeCellStub(), {k: inked for k in keys}, moved, 0.3, 0.02)
+    whole_cell_numbers(_WholeCellStub(), {k: inked for k in keys}, moved, 0.3, 0.02)
     assert asked == []  # every cell sure: nothing is read again
 
 

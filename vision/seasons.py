@@ -507,8 +507,8 @@ def read_strip(strip: np.ndarray, model: DigitModel, px: int = BOX_PX) -> Writte
     reads = {key: read_ink(ink, px, model, _signed(key), line, grain) for key, ink in inks.items()}
     if model.cell_networks:
         moved = partial(cells_in_boxes, dark, affines, px)
-        for key, probs in whole_cell_probabilities(model, inks, moved, line, grain, px).items():
-            reads[key] = with_whole_cell(reads[key], number_candidates(probs, _signed(key)))
+        for key, numbers in whole_cell_numbers(model, inks, moved, line, grain, px).items():
+            reads[key] = with_whole_cell(reads[key], numbers)
     values, confidence = decode_boxes(reads)
     seasons = tuple(
         WrittenSeason(
@@ -525,27 +525,24 @@ def read_strip(strip: np.ndarray, model: DigitModel, px: int = BOX_PX) -> Writte
     )
 
 
-def whole_cell_probabilities(
+def whole_cell_numbers(
     model: DigitModel,
     inks: dict[str, np.ndarray],
     moved: Callable[[tuple[float, float]], dict[str, np.ndarray]],
     line: float,
     grain: float,
     px: int = BOX_PX,
-) -> dict[str, np.ndarray]:
-    """The whole-cell networks' probabilities of each cell (:mod:`vision.cell_numbers`) by key;
-    a cell they read less surely than ``WHOLE_CELL_SURE`` is read again in the cells ``moved``
-    gives (every cell's darkness with the boxes moved by a shift in u) ``WHOLE_CELL_SHIFT_U``
-    each way, and its five readings are averaged."""
+) -> dict[str, dict[int | None, float]]:
+    """The numbers the whole-cell networks read in each cell (:func:`number_candidates`) by key;
+    a cell whose likeliest number they read less surely than ``WHOLE_CELL_SURE`` is read again in
+    the cells ``moved`` gives (every cell's darkness with the boxes moved by a shift in u)
+    ``WHOLE_CELL_SHIFT_U`` each way, and its five readings' probabilities are averaged."""
     keys = list(inks)
     probs = model.cell_probabilities(
         np.array([cell_picture(inks[k], k, line, grain) for k in keys])
     )
-    unsure = [
-        i
-        for i, key in enumerate(keys)
-        if max(number_candidates(probs[i], _signed(key)).values()) < WHOLE_CELL_SURE
-    ]
+    numbers = {k: number_candidates(p, _signed(k)) for k, p in zip(keys, probs)}
+    unsure = [i for i, k in enumerate(keys) if max(numbers[k].values()) < WHOLE_CELL_SURE]
     if unsure:
         s = WHOLE_CELL_SHIFT_U
         shifts = ((s, 0.0), (-s, 0.0), (0.0, s), (0.0, -s))
@@ -557,8 +554,9 @@ def whole_cell_probabilities(
                 for i in unsure
             ]
         more = model.cell_probabilities(np.array(rows)).reshape(len(shifts), len(unsure), -1)
-        probs[unsure] = (probs[unsure] + more.sum(axis=0)) / (1 + len(shifts))
-    return dict(zip(keys, probs))
+        for i, mean in zip(unsure, (probs[unsure] + more.sum(axis=0)) / (1 + len(shifts))):
+            numbers[keys[i]] = number_candidates(mean, _signed(keys[i]))
+    return numbers
 
 
 def strip_inks(strip: np.ndarray, px: int = BOX_PX) -> tuple[dict[str, np.ndarray], float, float]:
