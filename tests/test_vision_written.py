@@ -406,6 +406,45 @@ def test_a_blob_read_whole_offers_its_two_piece_reading_to_the_arithmetic():
     assert values["spring.edict1"] == 18  # 18 + 3 = 21 chooses the cut reading
 
 
+class _CountingModel:
+    """A stand-in classifier that reads as ``_TouchingModel`` and counts its calls."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def probabilities(self, features: np.ndarray) -> np.ndarray:
+        self.calls += 1
+        return _TouchingModel().probabilities(features)
+
+
+def _touching_cells() -> list[np.ndarray]:
+    """Three cells: a "1" touching an "8"-sized blot, a lone bar, and the two apart."""
+    touching = np.zeros((38, 43), np.float32)
+    touching[10:26, 12:15] = 0.8
+    touching[10:26, 17:27] = 0.8
+    touching[17:19, 15:17] = 0.8
+    bar = np.zeros((38, 43), np.float32)
+    bar[10:26, 20:23] = 0.8
+    apart = np.zeros((38, 43), np.float32)
+    apart[10:26, 8:11] = 0.8
+    apart[10:26, 17:27] = 0.8
+    return [remove_borders(_at_box_px(d), BOX_PX) for d in (touching, bar, apart)]
+
+
+def test_cells_read_together_read_as_each_alone_with_a_few_classifier_calls():
+    from vision.seasons import read_ink, read_inks
+
+    cells = _touching_cells()
+    signed = [False, True, False]
+    alone = [read_ink(ink, BOX_PX, _TouchingModel(), sign) for ink, sign in zip(cells, signed)]
+    model = _CountingModel()
+    together = read_inks(cells, signed, BOX_PX, model)
+    assert together == alone
+    assert [r.value for r in together] == [8, 1, 18]
+    # whole blobs, single cuts, pairs of cuts, the other way: one call each for every cell
+    assert model.calls <= 4
+
+
 class _MinusModel:
     """A stand-in classifier that reads every blob as a sure minus sign."""
 

@@ -12,8 +12,6 @@ digit from the right. :func:`number_candidates` turns that into the numbers the 
 
 from __future__ import annotations
 
-import itertools
-
 import cv2
 import numpy as np
 
@@ -78,6 +76,22 @@ def number_labels(text: str) -> np.ndarray:
     return labels
 
 
+def _digit_choices(digit: list[np.ndarray]) -> list[tuple[list[int], list[float]]]:
+    """For 1, 2 and 3 digits: every number whose digits are each among their ``DIGIT_CHOICES``
+    likeliest, no leading zero, and the product of its digits' probabilities, in the order of
+    ``itertools.product`` over the digits from the right."""
+    ranked = [np.argsort(-d)[:DIGIT_CHOICES] for d in digit]
+    out = []
+    values, joint = np.zeros(1, np.int64), np.ones(1, np.float32)
+    for k in range(len(digit)):
+        values = (values[:, None] + ranked[k][None, :] * 10**k).reshape(-1)
+        joint = (joint[:, None] * digit[k][ranked[k]][None, :]).reshape(-1)
+        keep = ranked[k][None, :].repeat(len(values) // len(ranked[k]), 0).reshape(-1) != 0
+        keep |= k == 0  # "07" is not written; a single "0" is
+        out.append((values[keep].tolist(), joint[keep].tolist()))
+    return out
+
+
 def number_candidates(probs: np.ndarray, signed: bool) -> dict[int | None, float]:
     """The numbers a cell may hold, {number (``None``: blank): probability}, from one row of the
     network's output (:data:`HEADS` softmax groups): each layout times its digits' probabilities,
@@ -91,6 +105,7 @@ def number_candidates(probs: np.ndarray, signed: bool) -> dict[int | None, float
     """
     layout = probs[: len(LAYOUTS)]
     digit = [probs[len(LAYOUTS) + 10 * k : len(LAYOUTS) + 10 * (k + 1)] for k in range(MAX_DIGITS)]
+    choices = _digit_choices(digit)
     out: dict[int | None, float] = {}
     for index, form in enumerate(LAYOUTS):
         negative, n = form.startswith("-"), form.count("d")
@@ -99,13 +114,9 @@ def number_candidates(probs: np.ndarray, signed: bool) -> dict[int | None, float
         if n == 0:
             out[None] = out.get(None, 0.0) + float(layout[index])
             continue
-        ranked = [np.argsort(-digit[k])[:DIGIT_CHOICES] for k in range(n)]
-        for choice in itertools.product(*ranked):
-            if n > 1 and choice[-1] == 0:  # "07" is not written
-                continue
-            p = float(layout[index]) * float(np.prod([digit[k][c] for k, c in enumerate(choice)]))
-            value = int("".join(str(int(c)) for c in reversed(choice)))
-            value = -value if negative else value
-            out[value] = out.get(value, 0.0) + p
+        values, joint = choices[n - 1]
+        sign, weight = (-1 if negative else 1), float(layout[index])
+        for value, p in zip(values, joint):
+            out[sign * value] = out.get(sign * value, 0.0) + weight * p
     total = sum(out.values())
     return {v: p / total for v, p in out.items() if p > 0} if total > 0 else {None: 1.0}

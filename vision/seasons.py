@@ -249,66 +249,111 @@ def best_reading(blob: Blob, model: DigitModel, px: int) -> tuple[list[Blob], np
     each cut costs ``CUT_COST``. Every column is tried as a single cut; pairs of the best cuts
     too. A wide blob read surely as crossed out is cut in two when both pieces read as
     characters at least ``SCRIBBLE_CUT_SURE`` (:func:`_touching_pair`)."""
-    whole = model.probabilities(blob_features([blob], px))
-    if blob.width < 0.5 * blob.height or blob.width < NARROWEST_CUT_PX:
-        return [blob], whole
-    sure_whole = (
+    return best_readings([blob], model, px)[0]
+
+
+def best_readings(
+    blobs: list[Blob], model: DigitModel, px: int, wholes: list[np.ndarray] | None = None
+) -> list[tuple[list[Blob], np.ndarray]]:
+    """:func:`best_reading` of every blob, the classifier called once per stage for all of them
+    (its cost is mostly per call, not per row). ``wholes``: each blob's probabilities read whole,
+    when the caller already has them."""
+    if wholes is None:
+        wholes = _probabilities_of([[b] for b in blobs], model, px)
+    searched = [i for i, b in enumerate(blobs) if _may_be_cut(b, wholes[i])]
+    cuts = [_single_cut_pieces(blobs[i]) for i in searched]
+    cut_probs = _probabilities_of([[p for _, pieces in c for p in pieces] for c in cuts], model, px)
+    singles = {
+        i: [(c, pieces, probs[2 * k : 2 * k + 2]) for k, (c, pieces) in enumerate(found)]
+        for i, found, probs in zip(searched, cuts, cut_probs)
+    }
+    unsure = [i for i in searched if not _sure_whole(blobs[i], wholes[i])]
+    pairs = [_pair_cut_pieces(blobs[i], singles[i]) for i in unsure]
+    pair_probs = _probabilities_of([[b for p in found for b in p] for found in pairs], model, px)
+    best_cut = {
+        i: _best_cut(blobs[i], wholes[i], singles[i], found, probs)
+        for i, found, probs in zip(unsure, pairs, pair_probs)
+    }
+    out = []
+    for i, (blob, whole) in enumerate(zip(blobs, wholes)):
+        best, best_probs = best_cut.get(i, ([blob], whole))
+        if i in singles and len(best) == 1 and _scribbled(blob, whole):
+            best, best_probs = _touching_pair(singles[i]) or (best, best_probs)
+        out.append((best, best_probs))
+    return out
+
+
+def _probabilities_of(groups: list[list[Blob]], model: DigitModel, px: int) -> list[np.ndarray]:
+    """Each group's blobs' class probabilities, from one classifier call for every group."""
+    flat = [b for g in groups for b in g]
+    if not flat:
+        return [np.zeros((0, len(CLASSES)), np.float32) for _ in groups]
+    probs = model.probabilities(blob_features(flat, px))
+    return np.split(probs, np.cumsum([len(g) for g in groups])[:-1])
+
+
+def _sure_whole(blob: Blob, whole: np.ndarray) -> bool:
+    """The classifier reads ``blob`` whole as one character, surely, and it is not too wide."""
+    return bool(
         whole[0, MANY] < SPLIT_MANY
         and whole[0, :MANY].max() >= SPLIT_UNSURE
         and blob.width < WIDE_CUT * blob.height
     )
-    scribbled = whole[0, :MANY].argmax() == SCRIBBLE and blob.width >= 0.9 * blob.height
-    if sure_whole and not scribbled:
-        return [blob], whole
-    singles = _single_cuts(blob, model, px)
-    best, best_probs = ([blob], whole) if sure_whole else _best_cut(blob, model, px, singles, whole)
-    if len(best) == 1 and scribbled:
-        return _touching_pair(singles) or (best, best_probs)
-    return best, best_probs
 
 
-def _single_cuts(
-    blob: Blob, model: DigitModel, px: int
-) -> list[tuple[int, list[Blob], np.ndarray]]:
-    """Every cut of ``blob`` at one column into two pieces: (column, pieces, their
-    probabilities)."""
+def _scribbled(blob: Blob, whole: np.ndarray) -> bool:
+    """The classifier reads ``blob`` whole as crossed out, and it is at least about square."""
+    return bool(whole[0, :MANY].argmax() == SCRIBBLE and blob.width >= 0.9 * blob.height)
+
+
+def _may_be_cut(blob: Blob, whole: np.ndarray) -> bool:
+    """Whether cuts of ``blob`` are tried: wide enough, and unsure or crossed out whole."""
+    if blob.width < 0.5 * blob.height or blob.width < NARROWEST_CUT_PX:
+        return False
+    return not _sure_whole(blob, whole) or _scribbled(blob, whole)
+
+
+def _single_cut_pieces(blob: Blob) -> list[tuple[int, list[Blob]]]:
+    """Every cut of ``blob`` at one column into two pieces: (column, pieces)."""
     columns = range(CUT_MARGIN_PX, blob.width - CUT_MARGIN_PX, CUT_STEP_PX)
-    cuts = [(c, pieces) for c in columns if len(pieces := _cut(blob, [c])) == 2]
-    if not cuts:
+    return [(c, pieces) for c in columns if len(pieces := _cut(blob, [c])) == 2]
+
+
+def _pair_cut_pieces(blob: Blob, singles: list) -> list[list[Blob]]:
+    """Cuts of a blob at least 1.1 times as wide as tall at two of the five best single cuts
+    (:func:`_single_cut_pieces` with their probabilities) into three pieces."""
+    if blob.width < 1.1 * blob.height:
         return []
-    # one call for every piece: the classifier's cost is mostly per call, not per row
-    probs = model.probabilities(blob_features([p for _, pieces in cuts for p in pieces], px))
-    return [(c, pieces, probs[2 * k : 2 * k + 2]) for k, (c, pieces) in enumerate(cuts)]
+    top = [c for _, c in sorted(((_score(probs), c) for c, _, probs in singles), reverse=True)[:5]]
+    return [p for a in top for z in top if z - a >= 3 and len(p := _cut(blob, [a, z])) == 3]
 
 
 def _best_cut(
-    blob: Blob, model: DigitModel, px: int, singles: list, whole: np.ndarray
+    blob: Blob,
+    whole: np.ndarray,
+    singles: list,
+    pairs: list[list[Blob]],
+    pair_probs: np.ndarray,
 ) -> tuple[list[Blob], np.ndarray]:
-    """:func:`best_reading`'s search: the whole blob, every single cut (``singles``), then pairs
-    of the best ones, each kept when it scores above the best so far."""
+    """:func:`best_reading`'s search: the whole blob, every single cut (``singles``: column,
+    pieces, probabilities), then the pairs of the best ones (``pairs``, their pieces' rows
+    ``pair_probs`` end to end), each kept when it scores above the best so far."""
     best, best_probs = [blob], whole
     best_score = float(np.log(whole[0, :MANY].max() + 1e-6))
-    scored = []
-    for c, pieces, probs in singles:
-        score = _score(probs)
-        scored.append((score, c))
-        if score > best_score:
+    for _, pieces, probs in singles:
+        if (score := _score(probs)) > best_score:
             best, best_probs, best_score = pieces, probs, score
-    if blob.width >= 1.1 * blob.height:
-        top = [c for _, c in sorted(scored, reverse=True)[:5]]
-        pairs = [p for a in top for z in top if z - a >= 3 and len(p := _cut(blob, [a, z])) == 3]
-        if pairs:  # every pair's pieces in one call, as the single cuts'
-            probs = model.probabilities(blob_features([b for p in pairs for b in p], px))
-            for k, pieces in enumerate(pairs):
-                if _score(probs[3 * k : 3 * k + 3]) > best_score:
-                    best, best_probs = pieces, probs[3 * k : 3 * k + 3]
-                    best_score = _score(best_probs)
+    for k, pieces in enumerate(pairs):
+        if _score(pair_probs[3 * k : 3 * k + 3]) > best_score:
+            best, best_probs = pieces, pair_probs[3 * k : 3 * k + 3]
+            best_score = _score(best_probs)
     return best, best_probs
 
 
 def _touching_pair(singles: list) -> tuple[list[Blob], np.ndarray] | None:
-    """Of the single cuts (:func:`_single_cuts`), the one whose two pieces read surest as
-    characters, when they read at least ``SCRIBBLE_CUT_SURE`` so (mean log p); else None."""
+    """Of the single cuts (column, pieces, their probabilities), the one whose two pieces read
+    surest as characters, when they read at least ``SCRIBBLE_CUT_SURE`` so (mean log p); else
+    None."""
     best = None
     for _, pieces, probs in singles:
         score = _sureness(probs)
@@ -449,33 +494,69 @@ def read_ink(
 ) -> CellRead:
     """One writing cell's number from its ink, its printed borders already removed
     (:func:`remove_borders`)."""
-    blobs, rows, ways = [], [], []
-    for blob in find_blobs(ink, px, line, grain):
-        pieces, probs = best_reading(blob, model, px)
-        blobs += pieces
-        rows.append(probs)
-        ways.append([(pieces, probs, 1.0)] + _other_reading(blob, pieces, model, px))
-    probs = np.concatenate(rows) if rows else np.zeros((0, len(CLASSES)), np.float32)
-    return replace(number_from_blobs(blobs, probs, signed), candidates=_merge(ways, signed))
+    return read_inks([ink], [signed], px, model, line, grain)[0]
 
 
-def _other_reading(blob: Blob, pieces: list[Blob], model: DigitModel, px: int) -> list:
-    """The blob read the other way, weighed ``OTHER_CUT_WEIGHT``: whole when it was cut, else cut
-    in two where the pieces read surest, among the ``VALLEY_CUTS`` columns of least ink in its
-    middle half (touching characters join at a thin bridge)."""
-    if len(pieces) > 1:
-        return [([blob], model.probabilities(blob_features([blob], px)), OTHER_CUT_WEIGHT)]
+def read_inks(
+    inks: list[np.ndarray],
+    signed: list[bool],
+    px: int,
+    model: DigitModel,
+    line: float = 0.0,
+    grain: float | None = None,
+) -> list[CellRead]:
+    """:func:`read_ink` of every cell (``signed``: whether each may hold a minus sign), the
+    classifier called once per stage for the blobs of all of them."""
+    found = [find_blobs(ink, px, line, grain) for ink in inks]
+    blobs = [b for cell in found for b in cell]
+    wholes = _probabilities_of([[b] for b in blobs], model, px)
+    readings = best_readings(blobs, model, px, wholes)
+    others = _other_readings(blobs, wholes, [pieces for pieces, _ in readings], model, px)
+    out, at = [], 0
+    for cell, sign in zip(found, signed):
+        mine = range(at, at + len(cell))
+        at += len(cell)
+        pieces = [b for i in mine for b in readings[i][0]]
+        rows = [readings[i][1] for i in mine]
+        probs = np.concatenate(rows) if rows else np.zeros((0, len(CLASSES)), np.float32)
+        ways = [[(readings[i][0], readings[i][1], 1.0)] + others[i] for i in mine]
+        out.append(replace(number_from_blobs(pieces, probs, sign), candidates=_merge(ways, sign)))
+    return out
+
+
+def _other_readings(
+    blobs: list[Blob],
+    wholes: list[np.ndarray],
+    pieces: list[list[Blob]],
+    model: DigitModel,
+    px: int,
+) -> list[list]:
+    """Each blob read the other way, weighed ``OTHER_CUT_WEIGHT``: whole (``wholes``) when it was
+    cut into ``pieces``, else cut in two where the pieces read surest, among the ``VALLEY_CUTS``
+    columns of least ink in its middle half (touching characters join at a thin bridge)."""
+    valleys = [_valley_cuts(b) if len(p) == 1 else [] for b, p in zip(blobs, pieces)]
+    probs = _probabilities_of([[b for c in cuts for b in c] for cuts in valleys], model, px)
+    out = []
+    for blob, whole, mine, cuts, p in zip(blobs, wholes, pieces, valleys, probs):
+        if len(mine) > 1:
+            out.append([([blob], whole, OTHER_CUT_WEIGHT)])
+        elif cuts:
+            best = max(range(len(cuts)), key=lambda i: _sureness(p[2 * i : 2 * i + 2]))
+            out.append([(cuts[best], p[2 * best : 2 * best + 2], OTHER_CUT_WEIGHT)])
+        else:
+            out.append([])
+    return out
+
+
+def _valley_cuts(blob: Blob) -> list[list[Blob]]:
+    """Up to ``VALLEY_CUTS`` cuts of ``blob`` in two at the columns of least ink in its middle
+    half; none for a blob too narrow to cut."""
     if blob.width < NARROWEST_CUT_PX or blob.width < 0.5 * blob.height:
         return []
     ink = blob.ink.sum(axis=0)
     middle = np.arange(max(2, blob.width // 4), min(blob.width - 2, 3 * blob.width // 4 + 1))
     by_ink = (_cut(blob, [int(c)]) for c in middle[np.argsort(ink[middle], kind="stable")])
-    cuts = list(itertools.islice((c for c in by_ink if len(c) == 2), VALLEY_CUTS))
-    if not cuts:
-        return []
-    probs = model.probabilities(blob_features([b for c in cuts for b in c], px))
-    best = max(range(len(cuts)), key=lambda i: _sureness(probs[2 * i : 2 * i + 2]))
-    return [(cuts[best], probs[2 * best : 2 * best + 2], OTHER_CUT_WEIGHT)]
+    return list(itertools.islice((c for c in by_ink if len(c) == 2), VALLEY_CUTS))
 
 
 def _merge(ways: list[list], signed: bool) -> tuple[tuple[int | None, float], ...]:
@@ -504,7 +585,8 @@ def read_strip(strip: np.ndarray, model: DigitModel, px: int = BOX_PX) -> Writte
     """:func:`read_written` on the box strip already sampled (:func:`sample_strip`)."""
     dark, affines, line, grain = fit_boxes(strip, px)
     inks = {key: remove_borders(d, px) for key, d in cells_in_boxes(dark, affines, px).items()}
-    reads = {key: read_ink(ink, px, model, _signed(key), line, grain) for key, ink in inks.items()}
+    read = read_inks(list(inks.values()), [_signed(k) for k in inks], px, model, line, grain)
+    reads = dict(zip(inks, read))
     if model.cell_networks:
         moved = partial(cells_in_boxes, dark, affines, px)
         for key, numbers in whole_cell_numbers(model, inks, moved, line, grain, px).items():
