@@ -63,8 +63,8 @@ def stroke_directions(patch: np.ndarray) -> np.ndarray:
     )
     n = PATCH // DIRECTION_CELL
     cell = (np.arange(PATCH) // DIRECTION_CELL)[:, None] * n + np.arange(PATCH) // DIRECTION_CELL
-    hist = np.zeros(n * n * DIRECTION_BINS, np.float32)
-    np.add.at(hist, (cell * DIRECTION_BINS + direction).ravel(), strength.ravel())
+    bins = (cell * DIRECTION_BINS + direction).ravel()
+    hist = np.bincount(bins, strength.ravel(), n * n * DIRECTION_BINS).astype(np.float32)
     return hist / (float(np.linalg.norm(hist)) + 1e-6)
 
 
