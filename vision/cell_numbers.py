@@ -86,8 +86,8 @@ def _digit_choices(digit: list[np.ndarray]) -> list[tuple[list[int], list[float]
     for k in range(len(digit)):
         values = (values[:, None] + ranked[k][None, :] * 10**k).reshape(-1)
         joint = (joint[:, None] * digit[k][ranked[k]][None, :]).reshape(-1)
-        keep = ranked[k][None, :].repeat(len(values) // len(ranked[k]), 0).reshape(-1) != 0
-        keep |= k == 0  # "07" is not written; a single "0" is
+        # "07" is not written (the k-th digit varies fastest); a single "0" is
+        keep = np.tile(ranked[k] != 0, len(values) // len(ranked[k])) | (k == 0)
         out.append((values[keep].tolist(), joint[keep].tolist()))
     return out
 

@@ -366,14 +366,6 @@ def cells_in_boxes(
     return without_shared_print(cells)
 
 
-def strip_cells(strip: np.ndarray, px: int = BOX_PX) -> tuple[dict[str, np.ndarray], float, float]:
-    """Every writing cell's darkness (with its border band) by key, each box snapped onto its
-    borders, the print shared by the four boxes taken off (:func:`cells_in_boxes`); the printed
-    lines' darkness and the paper's grain."""
-    dark, affines, line, grain = fit_boxes(strip, px)
-    return cells_in_boxes(dark, affines, px), line, grain
-
-
 def without_shared_print(cells: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     """The coin and monster cells less the print all four boxes share there (the coin and
     monster icons): each box's cell is aligned on their median (within ``ALIGN_PX``), and what

@@ -49,7 +49,6 @@ from vision.season_boxes import (
     fit_boxes,
     paper_grain,
     sample_strip,
-    strip_cells,
 )
 
 BORDER_SPAN = 0.75  # a straight run along a border this share of the cell's side is print
@@ -584,7 +583,7 @@ def read_written(
 def read_strip(strip: np.ndarray, model: DigitModel, px: int = BOX_PX) -> WrittenScores:
     """:func:`read_written` on the box strip already sampled (:func:`sample_strip`)."""
     dark, affines, line, grain = fit_boxes(strip, px)
-    inks = {key: remove_borders(d, px) for key, d in cells_in_boxes(dark, affines, px).items()}
+    inks = cell_inks(cells_in_boxes(dark, affines, px), px)
     read = read_inks(list(inks.values()), [_signed(k) for k in inks], px, model, line, grain)
     reads = dict(zip(inks, read))
     if model.cell_networks:
@@ -642,10 +641,16 @@ def whole_cell_numbers(
 
 
 def strip_inks(strip: np.ndarray, px: int = BOX_PX) -> tuple[dict[str, np.ndarray], float, float]:
-    """Every writing cell's ink by key (:func:`vision.season_boxes.strip_cells`, its printed
-    borders removed: :func:`remove_borders`), the printed lines' darkness and the paper's grain."""
-    cells, line, grain = strip_cells(strip, px)
-    return {key: remove_borders(d, px) for key, d in cells.items()}, line, grain
+    """Every writing cell's ink by key, each box snapped onto its borders
+    (:func:`vision.season_boxes.fit_boxes`, :func:`vision.season_boxes.cells_in_boxes`); the
+    printed lines' darkness and the paper's grain."""
+    dark, affines, line, grain = fit_boxes(strip, px)
+    return cell_inks(cells_in_boxes(dark, affines, px), px), line, grain
+
+
+def cell_inks(cells: dict[str, np.ndarray], px: int = BOX_PX) -> dict[str, np.ndarray]:
+    """Each cell's darkness by key with its printed borders removed (:func:`remove_borders`)."""
+    return {key: remove_borders(d, px) for key, d in cells.items()}
 
 
 def _signed(key: str) -> bool:
